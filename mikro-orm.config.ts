@@ -1,0 +1,4 @@
+// Used by the MikroORM CLI only (`npm run migration:create`); the processes build their config in src/platform/db.ts.
+import { ormConfig } from './src/platform/db.ts';
+
+export default ormConfig(process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/pix_dev', { pool: { min: 0, max: 2 } });

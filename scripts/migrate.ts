@@ -1,0 +1,13 @@
+// `npm run migrate` (and the Procfile's release phase): applies pending migrations to DATABASE_URL.
+import { loadConfig } from '../src/platform/config.ts';
+import { createLogger } from '../src/platform/logger.ts';
+import { setupDatabase } from '../src/platform/setup.ts';
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel, 'migrate');
+if (!config.databaseUrl) {
+  console.error('DATABASE_URL is not set (npm start sets it for the embedded database)');
+  process.exit(1);
+}
+const applied = await setupDatabase(config.databaseUrl, logger);
+logger.info({ applied }, applied.length ? 'migrations applied' : 'database already up to date');

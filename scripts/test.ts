@@ -1,0 +1,61 @@
+// `npm test` runs this after the type-check and the linter: it provides a PostgreSQL (DATABASE_URL when set, else an
+// embedded one in a temporary directory), builds a migrated template database once, then runs AVA. Each test file
+// clones the template (CREATE DATABASE ... TEMPLATE), so parallel files never see each other's rows.
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createLogger } from '../src/platform/logger.ts';
+import { setupDatabase } from '../src/platform/setup.ts';
+import { startEmbeddedPostgres, type EmbeddedDb } from '../src/platform/embedded-pg.ts';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+const logger = createLogger(process.env.LOG_LEVEL || 'warn', 'test');
+let embedded: EmbeddedDb | undefined;
+let dataDir: string | undefined;
+let adminUrl = process.env.DATABASE_URL;
+if (!adminUrl) {
+  dataDir = mkdtempSync(join(tmpdir(), 'pix-test-pg-'));
+  chmodSync(dataDir, 0o755); // the server runs as its own unprivileged user
+  embedded = await startEmbeddedPostgres({ dir: join(dataDir, 'pg'), port: await freePort(), database: 'postgres', persistent: false });
+  adminUrl = embedded.adminUrl;
+}
+
+const prefix = `pix_test_${process.pid}`;
+const template = `${prefix}_template`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`drop database if exists ${template}`);
+await admin.query(`create database ${template}`);
+await setupDatabase(withDatabase(adminUrl, template), logger);
+
+const code = await new Promise<number>((resolve) => {
+  const ava = spawn(process.execPath, ['node_modules/ava/entrypoints/cli.js', ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'test', TEST_ADMIN_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template, TEST_DATABASE_PREFIX: prefix },
+  });
+  ava.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+});
+
+// Leave the server as we found it.
+const { rows } = await admin.query<{ datname: string }>('select datname from pg_database where datname like $1', [`${prefix}%`]);
+for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`);
+await admin.end();
+if (embedded) await embedded.stop();
+if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+process.exit(code);

@@ -1,0 +1,49 @@
+import express from 'express';
+import { rateLimit } from 'express-rate-limit';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PgBoss } from 'pg-boss';
+import type { Config } from './platform/config.ts';
+import type { Logger } from './platform/logger.ts';
+import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
+import { createAuthenticator } from './auth/authenticate.ts';
+import { authRoutes } from './auth/auth.routes.ts';
+import { apiKeyRoutes } from './auth/api-keys.routes.ts';
+import { merchantRoutes } from './merchants/merchants.routes.ts';
+
+export type AppDeps = { config: Config; orm: MikroORM; boss: PgBoss; logger: Logger };
+
+// The HTTP API: every route under /v1, JSON in and out, one error handler.
+export function createApp({ config, orm, logger }: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 1); // behind the platform router (Heroku-style): the client IP is the first hop
+  app.set('query parser', 'simple');
+  app.use(requestLogger(logger));
+  app.use(express.json({ limit: '64kb' }));
+  app.use((req, _res, next) => {
+    req.em = orm.em.fork(); // a fresh identity map per request
+    next();
+  });
+
+  // Brute-force guard on credentials; counted per instance (approximate when scaled out, by design).
+  const authLimiter = rateLimit({
+    windowMs: 60_000,
+    limit: 20,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    skip: () => !config.rateLimitEnabled,
+    handler: (_req, res) => void res.status(429).json({ message: 'Muitas requisições, tente novamente em instantes' }),
+  });
+
+  const authenticate = createAuthenticator(config.jwtSecret);
+  const feeDefaults = { bps: config.platformFeeBps, fixed: config.platformFeeFixed };
+
+  app.use('/v1/auth', authRoutes(config.jwtSecret, authLimiter));
+  app.use('/v1/api-keys', authenticate, apiKeyRoutes());
+  app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
+  app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
+
+  app.use(notFoundRoute);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,33 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AUTH_MESSAGES, NotFoundError } from '../platform/errors.ts';
+import { Merchant, type IMerchant } from './merchant.entity.ts';
+
+export type FeeDefaults = { bps: number; fixed: number };
+
+export const effectiveFee = (m: Pick<IMerchant, 'feeBps' | 'feeFixed'>, defaults: FeeDefaults) => ({
+  bps: m.feeBps ?? defaults.bps,
+  fixed: m.feeFixed ?? defaults.fixed,
+});
+
+// Platform fee of a payment: fixed + round_half_up(amount * bps / 10000), never more than the amount.
+export function platformFee(amount: number, fee: FeeDefaults): number {
+  const variable = Math.floor((amount * fee.bps + 5000) / 10000);
+  return Math.min(amount, fee.fixed + variable);
+}
+
+export const merchantView = (m: IMerchant, defaults: FeeDefaults) => ({
+  id: m.id,
+  name: m.name,
+  document: m.document,
+  status: m.status,
+  kycStatus: m.kycStatus,
+  acquirerConfigured: m.acquirerAccountId !== null && m.acquirerAccountId !== undefined,
+  fee: effectiveFee(m, defaults),
+  createdAt: m.createdAt.toISOString(),
+});
+
+export async function getMerchant(em: EntityManager, merchantId: string): Promise<IMerchant> {
+  const m = await em.findOne(Merchant, { id: merchantId });
+  if (!m) throw new NotFoundError(AUTH_MESSAGES.merchantNotFound);
+  return m;
+}

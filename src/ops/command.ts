@@ -1,0 +1,16 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PgBoss } from 'pg-boss';
+import type { Config } from '../platform/config.ts';
+
+// An operator command: declared flags (parsed with node:util parseArgs), a JSON-serialisable result.
+export type Flag = { type: 'string' | 'boolean'; required?: boolean; description: string };
+export type OpsContext = { em: EntityManager; config: Config; boss: () => Promise<PgBoss> };
+export type Command = {
+  name: string;
+  summary: string;
+  flags: Record<string, Flag>;
+  run: (ctx: OpsContext, flags: Record<string, string | boolean | undefined>) => Promise<unknown>;
+};
+
+// An operator mistake (unknown e-mail, bad flag value): printed as one line, exit code 1.
+export class OpsError extends Error {}

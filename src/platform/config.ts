@@ -1,0 +1,60 @@
+// The one place that reads the environment. Every process calls loadConfig() once at start.
+export type Config = ReturnType<typeof loadConfig>;
+
+const DEV_JWT_SECRET = 'dev-only-insecure-jwt-secret-do-not-use-in-production';
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function num(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const nodeEnv = env.NODE_ENV || 'development';
+  const production = nodeEnv === 'production';
+  const jwtSecret = env.JWT_SECRET || (production ? '' : DEV_JWT_SECRET);
+  if (production) {
+    if (!jwtSecret) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production');
+    if (jwtSecret === DEV_JWT_SECRET || jwtSecret.length < 32) {
+      throw new ConfigError('JWT_SECRET is too weak: use at least 32 random characters (e.g. `openssl rand -base64 48`)');
+    }
+    if (!env.DATABASE_URL) throw new ConfigError('DATABASE_URL is required when NODE_ENV=production');
+  }
+  const acquirer = env.ACQUIRER || 'sandbox';
+  if (acquirer !== 'sandbox') throw new ConfigError(`ACQUIRER must be "sandbox" (the only adapter so far), got "${acquirer}"`);
+  return {
+    nodeEnv,
+    production,
+    port: int(env, 'PORT', 3000),
+    databaseUrl: env.DATABASE_URL || '',
+    jwtSecret,
+    logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
+    acquirer,
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${int(env, 'PORT', 3000)}`).replace(/\/+$/, ''),
+    rateLimitEnabled: bool(env, 'RATE_LIMIT_ENABLED', true),
+    platformFeeBps: int(env, 'PLATFORM_FEE_BPS', 99),
+    platformFeeFixed: int(env, 'PLATFORM_FEE_FIXED', 0),
+    webhookRetryScale: num(env, 'WEBHOOK_RETRY_SCALE', 1),
+    dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1),
+  };
+}

@@ -1,0 +1,34 @@
+import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { fileURLToPath } from 'node:url';
+import { entities } from './entities.ts';
+
+const migrationsPath = fileURLToPath(new URL('../../db/migrations', import.meta.url));
+
+export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    // Plain UTC timestamps everywhere, whatever the server's timezone.
+    timezone: 'Z',
+    forceUtcTimezone: true,
+    pool: { min: 0, max: 10 },
+    migrations: { path: migrationsPath, pathTs: migrationsPath, glob: '!(*.d).ts', emit: 'ts', silent: true, snapshot: true, snapshotName: '.snapshot-pix' },
+    allowGlobalContext: false,
+    debug: false,
+    ...overrides,
+  });
+}
+
+export async function createOrm(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(databaseUrl, overrides));
+}
+
+export async function migrate(orm: MikroORM): Promise<string[]> {
+  const done = await orm.migrator.up();
+  return done.map((m) => m.name);
+}
+
+export { MikroORM };
+export type { EntityManager } from '@mikro-orm/postgresql';

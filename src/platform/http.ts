@@ -1,0 +1,53 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { pinoHttp } from 'pino-http';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { HttpError } from './errors.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+// Logs one line per request with its id; the request id is taken from the caller when it is sane.
+export function requestLogger(logger: Logger): RequestHandler {
+  return pinoHttp({
+    logger,
+    genReqId: (req, res) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader('x-request-id', id);
+      return id;
+    },
+    serializers: {
+      req: (req) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress }),
+      res: (res) => ({ statusCode: res.statusCode }),
+    },
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+  });
+}
+
+export const notFoundRoute: RequestHandler = (_req, res) => {
+  res.status(404).json({ message: 'Rota não encontrada' });
+};
+
+// One place turns errors into JSON: domain errors keep their status; body-parser errors keep theirs; the rest is 500.
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  if (err instanceof HttpError) {
+    res.status(err.status).json(err.errors ? { message: err.message, errors: err.errors } : { message: err.message });
+    return;
+  }
+  const type = (err as { type?: string }).type;
+  if (type === 'entity.parse.failed') {
+    res.status(400).json({ message: 'JSON malformado no corpo da requisição' });
+    return;
+  }
+  if (type === 'entity.too.large') {
+    res.status(413).json({ message: 'Corpo da requisição muito grande' });
+    return;
+  }
+  const status = (err as { status?: number }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    res.status(status).json({ message: 'Requisição inválida' });
+    return;
+  }
+  req.log.error({ err }, 'unhandled error');
+  res.status(500).json({ message: 'Erro interno', requestId: String(req.id) });
+};

@@ -1,0 +1,70 @@
+import test from 'ava';
+import express from 'express';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { client } from './support/client.ts';
+import { createMerchant } from './support/factories.ts';
+import { errorHandler, requestLogger } from '../src/platform/http.ts';
+import { REDACT_PATHS } from '../src/platform/logger.ts';
+
+const logLines: string[] = [];
+const sink = new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } });
+let app: TestApp;
+test.before(async () => {
+  app = await startTestApp({}, { logger: pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink) });
+});
+test.after.always(async () => { await app?.close(); });
+
+test('unknown routes answer 404 JSON, never HTML', async (t) => {
+  for (const path of ['/nope', '/v1/unknown', '/v2/charges']) {
+    const res = await client(app.baseUrl).get(path);
+    t.is(res.status, 404);
+    t.regex(res.headers.get('content-type') ?? '', /application\/json/);
+    t.is(typeof res.body.message, 'string');
+  }
+});
+
+test('malformed JSON is 400 and an oversized body is 413, both JSON', async (t) => {
+  const bad = await client(app.baseUrl).call('POST', '/v1/auth/login', '{"email":', { 'content-type': 'application/json' });
+  t.is(bad.status, 400);
+  t.is(typeof bad.body.message, 'string');
+  const big = await client(app.baseUrl).post('/v1/auth/login', { email: 'a@b.com', password: 'x'.repeat(200_000) });
+  t.is(big.status, 413);
+  t.is(typeof big.body.message, 'string');
+});
+
+test('every response carries x-request-id, echoing a sane one from the request', async (t) => {
+  const given = await client(app.baseUrl).get('/health', { 'x-request-id': 'abc-123' });
+  t.is(given.headers.get('x-request-id'), 'abc-123');
+  const generated = await client(app.baseUrl).get('/nope');
+  t.regex(generated.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const unsafe = await client(app.baseUrl).get('/health', { 'x-request-id': 'a b<script>' });
+  t.not(unsafe.headers.get('x-request-id'), 'a b<script>');
+  const err = await client(app.baseUrl).get('/v1/merchants/me');
+  t.truthy(err.headers.get('x-request-id'));
+});
+
+test('logs carry request ids and never passwords, tokens, API keys or the Authorization header', async (t) => {
+  const m = await createMerchant(app);
+  const key = (await m.http.post('/v1/api-keys', { name: 'k', description: 'd' })).body.apiKey.value as string;
+  await client(app.baseUrl).post('/v1/auth/login', { email: m.email, password: m.password });
+  await client(app.baseUrl, key).get('/v1/merchants/me', { 'x-request-id': 'trace-me-42' });
+  const all = logLines.join('');
+  t.true(all.includes('trace-me-42'));
+  for (const secret of [m.password, m.token, key, key.slice(3), 'Bearer']) t.false(all.includes(secret), secret.slice(0, 12));
+});
+
+test('an unexpected error is a 500 with Erro interno and the request id, without a stack trace', async (t) => {
+  const crashing = express();
+  crashing.use(requestLogger(pino({ level: 'silent' })));
+  crashing.get('/boom', () => { throw new Error('secret internals at /srv/app.ts:12'); });
+  crashing.use(errorHandler);
+  const server = crashing.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const { port } = server.address() as { port: number };
+  const res = await client(`http://127.0.0.1:${port}`).get('/boom', { 'x-request-id': 'req-500' });
+  server.close();
+  t.is(res.status, 500);
+  t.deepEqual(res.body, { message: 'Erro interno', requestId: 'req-500' });
+});
