@@ -1,0 +1,35 @@
+import test from 'ava';
+import { spawnSync } from 'node:child_process';
+import { loadConfig } from '../src/platform/config.ts';
+
+test('development has working defaults', (t) => {
+  const c = loadConfig({});
+  t.is(c.port, 3000);
+  t.is(c.nodeEnv, 'development');
+  t.true(c.jwtSecret.length >= 32);
+  t.true(c.rateLimitEnabled);
+  t.is(c.webhookRetryScale, 1);
+});
+
+test('production refuses a missing or weak JWT_SECRET, and a missing DATABASE_URL', (t) => {
+  const db = { DATABASE_URL: 'postgresql://x@y/z' };
+  t.throws(() => loadConfig({ NODE_ENV: 'production', ...db }), { message: /JWT_SECRET is required/ });
+  t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'short', ...db }), { message: /JWT_SECRET is too weak/ });
+  t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40) }), { message: /DATABASE_URL is required/ });
+  t.is(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40), ...db }).production, true);
+});
+
+test('malformed numbers and booleans are refused by name', (t) => {
+  t.throws(() => loadConfig({ PORT: 'abc' }), { message: /PORT/ });
+  t.throws(() => loadConfig({ RATE_LIMIT_ENABLED: 'maybe' }), { message: /RATE_LIMIT_ENABLED/ });
+  t.throws(() => loadConfig({ WEBHOOK_RETRY_SCALE: '-1' }), { message: /WEBHOOK_RETRY_SCALE/ });
+  t.is(loadConfig({ RATE_LIMIT_ENABLED: 'false' }).rateLimitEnabled, false);
+});
+
+test('the API process refuses to start in production without a secret, with a clear message', (t) => {
+  const res = spawnSync(process.execPath, ['apps/api/main.ts'], {
+    encoding: 'utf8', env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: 'postgresql://x@127.0.0.1:1/z' }, timeout: 20_000,
+  });
+  t.is(res.status, 1);
+  t.regex(res.stderr, /JWT_SECRET is required when NODE_ENV=production/);
+});
