@@ -1,19 +1,17 @@
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { PgBoss } from 'pg-boss';
-import type { Config } from './platform/config.ts';
-import type { Logger } from './platform/logger.ts';
+import type { Deps } from './deps.ts';
 import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { apiKeyRoutes } from './auth/api-keys.routes.ts';
 import { merchantRoutes } from './merchants/merchants.routes.ts';
-
-export type AppDeps = { config: Config; orm: MikroORM; boss: PgBoss; logger: Logger };
+import { webhookRoutes } from './webhooks/webhooks.routes.ts';
+import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 
 // The HTTP API: every route under /v1, JSON in and out, one error handler.
-export function createApp({ config, orm, logger }: AppDeps): express.Express {
+export function createApp(deps: Deps): express.Express {
+  const { config, orm, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 1); // behind the platform router (Heroku-style): the client IP is the first hop
@@ -40,7 +38,9 @@ export function createApp({ config, orm, logger }: AppDeps): express.Express {
 
   app.use('/v1/auth', authRoutes(config.jwtSecret, authLimiter));
   app.use('/v1/api-keys', authenticate, apiKeyRoutes());
+  app.use('/v1/merchants/me/withdrawals', authenticate, withdrawalRoutes(deps));
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
+  app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
 
   app.use(notFoundRoute);

@@ -1,18 +1,16 @@
 import { once } from 'node:events';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createOrm } from '../../src/platform/db.ts';
-import { createBoss } from '../../src/platform/queue.ts';
 import { announceReady, fatal, onShutdown } from '../../src/platform/lifecycle.ts';
+import { buildDeps, closeDeps } from '../../src/deps.ts';
 import { createApp } from '../../src/app.ts';
 
 let config;
 try { config = loadConfig(); } catch (err) { fatal(undefined, err); }
 const logger = createLogger(config.logLevel, 'api');
 try {
-  const orm = await createOrm(config.databaseUrl, { pool: { min: 0, max: config.dbPoolMax } });
-  const boss = await createBoss(config.databaseUrl, logger);
-  const server = createApp({ config, orm, boss, logger }).listen(config.port);
+  const deps = await buildDeps(config, logger);
+  const server = createApp(deps).listen(config.port);
   await once(server, 'listening');
   server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
   logger.info({ port: config.port }, 'api listening');
@@ -21,8 +19,7 @@ try {
     const closed = new Promise((resolve) => server.close(resolve));
     server.closeIdleConnections();
     await closed;
-    await boss.stop({ graceful: true, timeout: 20_000 });
-    await orm.close();
+    await closeDeps(deps);
   });
   announceReady();
 } catch (err) {

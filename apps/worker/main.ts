@@ -1,22 +1,16 @@
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createOrm } from '../../src/platform/db.ts';
-import { createBoss } from '../../src/platform/queue.ts';
 import { announceReady, fatal, onShutdown } from '../../src/platform/lifecycle.ts';
+import { buildDeps, closeDeps } from '../../src/deps.ts';
 import { startWorker as start } from '../../src/worker.ts';
 
 let config;
 try { config = loadConfig(); } catch (err) { fatal(undefined, err); }
 const logger = createLogger(config.logLevel, 'worker');
 try {
-  const orm = await createOrm(config.databaseUrl, { pool: { min: 0, max: config.dbPoolMax } });
-  const boss = await createBoss(config.databaseUrl, logger, { supervise: true, schedule: true });
-  await start({ config, orm, boss, logger });
-  onShutdown(logger, async () => {
-    // stop fetching, let in-flight jobs finish (pg-boss waits for them), then close pools
-    await boss.stop({ graceful: true, timeout: 20_000 });
-    await orm.close();
-  });
+  const deps = await buildDeps(config, logger, { supervise: true, schedule: true });
+  await start(deps);
+  onShutdown(logger, () => closeDeps(deps));
   announceReady();
 } catch (err) {
   fatal(logger, err);

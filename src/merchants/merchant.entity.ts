@@ -14,6 +14,8 @@ export const Merchant = defineEntity({
     user: () => p.oneToOne(User).owner().unique(),
     name: p.string().length(100),
     document: p.string().length(14),
+    // the BR Code names the receiver's city (field 60)
+    city: p.string().length(60).default('SAO PAULO'),
     status: p.enum([...MERCHANT_STATUSES]).default('ACTIVE'),
     kycStatus: p.enum([...KYC_STATUSES]).default('PENDING'),
     acquirerAccountId: p.string().length(100).nullable(),

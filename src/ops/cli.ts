@@ -7,9 +7,10 @@ import { createBoss } from '../platform/queue.ts';
 import { embeddedDatabaseUrl } from '../platform/embedded-pg.ts';
 import { authCommands } from '../auth/auth.ops.ts';
 import { merchantCommands } from '../merchants/merchants.ops.ts';
+import { webhookCommands } from '../webhooks/webhooks.ops.ts';
 import { OpsError, type Command } from './command.ts';
 
-export const commands: Command[] = [...merchantCommands, ...authCommands];
+export const commands: Command[] = [...merchantCommands, ...authCommands, ...webhookCommands];
 
 function usage(): string {
   const lines = ['usage: npm run ops -- <command> [--flags]   (prints JSON; exit 1 on error)', '', 'commands:'];

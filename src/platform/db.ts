@@ -10,11 +10,12 @@ export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {})
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
+    // migration:create diffs the entities against the live database (no snapshot file to drift).
     // Plain UTC timestamps everywhere, whatever the server's timezone.
     timezone: 'Z',
     forceUtcTimezone: true,
     pool: { min: 0, max: 10 },
-    migrations: { path: migrationsPath, pathTs: migrationsPath, glob: '!(*.d).ts', emit: 'ts', silent: true, snapshot: true, snapshotName: '.snapshot-pix' },
+    migrations: { path: migrationsPath, pathTs: migrationsPath, glob: '!(*.d).ts', emit: 'ts', silent: true, snapshot: false },
     allowGlobalContext: false,
     debug: false,
     ...overrides,

@@ -2,5 +2,12 @@
 import { User } from '../auth/user.entity.ts';
 import { ApiKey } from '../auth/api-key.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
+import { PixKey } from '../pix-keys/pix-key.entity.ts';
+import { Customer } from '../charges/customer.entity.ts';
+import { Charge } from '../charges/charge.entity.ts';
+import { LedgerAccount, LedgerEntry, LedgerTransaction } from '../ledger/ledger.entity.ts';
+import { Event } from '../events/event.entity.ts';
+import { Webhook, WebhookDelivery } from '../webhooks/webhook.entity.ts';
+import { Withdrawal } from '../withdrawals/withdrawal.entity.ts';
 
-export const entities = [User, ApiKey, Merchant];
+export const entities = [User, ApiKey, Merchant, PixKey, Customer, Charge, LedgerAccount, LedgerTransaction, LedgerEntry, Event, Webhook, WebhookDelivery, Withdrawal];

@@ -3,7 +3,29 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 
 // Queue names in one place; every queue is created with notify so workers wake on LISTEN/NOTIFY, not on the next poll.
-export const QUEUES = {} as Record<string, string>;
+export const QUEUES = {
+  acquirerNotification: 'acquirer.notification', // worker: settle payments notified by the acquirer
+  chargesExpire: 'charges.expire', // worker, scheduled: PENDING past expiry -> CANCELED
+  withdrawalSend: 'withdrawal.send', // worker: send the transfer through the acquirer
+  withdrawalReconcile: 'withdrawal.reconcile', // worker, scheduled: settle stuck PROCESSING withdrawals
+  sandboxTransfer: 'sandbox.transfer', // sandbox acquirer: its asynchronous transfer outcome
+  webhookFanout: 'webhook.fanout', // daemon: one delivery per subscribed webhook
+  webhookDeliver: 'webhook.deliver', // daemon: one attempt of one delivery
+} as const;
+
+// Jobs that exhaust their retries land here for an operator to inspect (and redrive).
+export const DEAD_LETTER = 'dead.letter';
+
+export async function ensureQueues(boss: PgBoss): Promise<void> {
+  const existing = new Set((await boss.getQueues()).map((q) => q.name));
+  if (!existing.has(DEAD_LETTER)) await boss.createQueue(DEAD_LETTER, { deleteAfterSeconds: 30 * 24 * 3600 });
+  for (const name of Object.values(QUEUES)) {
+    if (existing.has(name)) continue;
+    await boss.createQueue(name, {
+      notify: true, retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 300, deleteAfterSeconds: 7 * 24 * 3600, deadLetter: DEAD_LETTER,
+    });
+  }
+}
 
 export async function createBoss(databaseUrl: string, logger: Logger, opts: { supervise?: boolean; schedule?: boolean } = {}): Promise<PgBoss> {
   const boss = new PgBoss({
@@ -16,6 +38,7 @@ export async function createBoss(databaseUrl: string, logger: Logger, opts: { su
   });
   boss.on('error', (err) => logger.error({ err }, 'pg-boss error'));
   await boss.start();
+  await ensureQueues(boss);
   return boss;
 }
 

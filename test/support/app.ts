@@ -2,9 +2,12 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
-import { createOrm, type MikroORM } from '../../src/platform/db.ts';
-import { createBoss, type PgBoss } from '../../src/platform/queue.ts';
+import type { MikroORM } from '../../src/platform/db.ts';
+import type { PgBoss } from '../../src/platform/queue.ts';
 import { createApp } from '../../src/app.ts';
+import { buildDeps, closeDeps, type Deps } from '../../src/deps.ts';
+import { startWorker } from '../../src/worker.ts';
+import { startDeliveryDaemon } from '../../src/webhooks/daemon.ts';
 import { createTestDatabase } from './db.ts';
 
 export type TestApp = {
@@ -13,6 +16,7 @@ export type TestApp = {
   config: Config;
   orm: MikroORM;
   boss: PgBoss;
+  deps: Deps;
   close: () => Promise<void>;
 };
 
@@ -21,9 +25,9 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { log
   const databaseUrl = await createTestDatabase();
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: process.env.LOG_LEVEL || 'silent', ...env });
   const logger = opts.logger ?? createLogger(config.logLevel, 'test-api');
-  const orm = await createOrm(databaseUrl);
-  const boss = await createBoss(databaseUrl, logger);
-  const server: Server = createApp({ config, orm, boss, logger }).listen(0, '127.0.0.1');
+  const deps = await buildDeps(config, logger);
+  const { orm, boss } = deps;
+  const server: Server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -32,6 +36,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { log
     config,
     orm,
     boss,
+    deps,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -39,4 +44,14 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { log
       await orm.close();
     },
   };
+}
+
+// Runs the worker or the webhook daemon beside a test app, each with its own pools and pg-boss instance,
+// as a separate dyno would. Returns its stop function.
+export async function startBackground(app: TestApp, kind: 'worker' | 'webhooks', env: Record<string, string> = {}): Promise<() => Promise<void>> {
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: app.databaseUrl, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: process.env.LOG_LEVEL || 'silent', ...env });
+  const deps = await buildDeps(config, createLogger(config.logLevel, `test-${kind}`), kind === 'worker' ? { supervise: true, schedule: true } : {});
+  if (kind === 'worker') await startWorker(deps);
+  else await startDeliveryDaemon(deps);
+  return () => closeDeps(deps);
 }

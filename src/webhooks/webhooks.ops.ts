@@ -1,0 +1,3 @@
+import type { Command } from '../ops/command.ts';
+
+export const webhookCommands: Command[] = [];
