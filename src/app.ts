@@ -8,6 +8,10 @@ import { apiKeyRoutes } from './auth/api-keys.routes.ts';
 import { merchantRoutes } from './merchants/merchants.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
+import { pixKeyRoutes } from './pix-keys/pix-keys.routes.ts';
+import { chargeRoutes } from './charges/charges.routes.ts';
+import { acquirerNotificationRoutes } from './acquirer/notifications.routes.ts';
+import { pixLocationRoutes, sandboxRoutes } from './acquirer/sandbox.routes.ts';
 
 // The HTTP API: every route under /v1, JSON in and out, one error handler.
 export function createApp(deps: Deps): express.Express {
@@ -17,11 +21,13 @@ export function createApp(deps: Deps): express.Express {
   app.set('trust proxy', 1); // behind the platform router (Heroku-style): the client IP is the first hop
   app.set('query parser', 'simple');
   app.use(requestLogger(logger));
-  app.use(express.json({ limit: '64kb' }));
   app.use((req, _res, next) => {
     req.em = orm.em.fork(); // a fresh identity map per request
     next();
   });
+  // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
+  app.use('/v1/acquirer/notifications', acquirerNotificationRoutes(deps));
+  app.use(express.json({ limit: '64kb' }));
 
   // Brute-force guard on credentials; counted per instance (approximate when scaled out, by design).
   const authLimiter = rateLimit({
@@ -39,6 +45,12 @@ export function createApp(deps: Deps): express.Express {
   app.use('/v1/auth', authRoutes(config.jwtSecret, authLimiter));
   app.use('/v1/api-keys', authenticate, apiKeyRoutes());
   app.use('/v1/merchants/me/withdrawals', authenticate, withdrawalRoutes(deps));
+  app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
+  app.use('/v1/charges', authenticate, chargeRoutes(deps));
+  if (config.acquirer === 'sandbox') {
+    app.use('/v1/sandbox', authenticate, sandboxRoutes(deps));
+    app.use('/pix', pixLocationRoutes());
+  }
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));

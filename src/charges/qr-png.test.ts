@@ -1,21 +1,9 @@
 import test from 'ava';
-import { createRequire } from 'node:module';
 import { inflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
 import { buildDynamicPix, buildStaticPix } from './brcode.ts';
 import { qrPngBuffer, qrPngDataUrl } from './qr-png.ts';
-
-// pngjs ships no types and jsqr's d.ts declares an ES default that its UMD bundle does not
-// have at runtime, so both are loaded through require with the little typing we need.
-const require = createRequire(import.meta.url);
-type Rgba = { width: number; height: number; data: Buffer };
-const { PNG } = require('pngjs') as { PNG: { sync: { read(png: Buffer): Rgba } } };
-const jsQR = require('jsqr') as (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
-
-const decodeQr = (png: Buffer): string | undefined => {
-  const img = PNG.sync.read(png); // independent decoder: RGBA out, whatever the PNG format
-  return jsQR(new Uint8ClampedArray(img.data), img.width, img.height)?.data;
-};
+import { decodeQr, PNG } from '../../test/support/qr.ts';
 
 const LONG_DYNAMIC = buildDynamicPix({
   location: 'https://qrcodes-pix.example-psp.com.br/v2/cob/9d36b84fc70b478fb95c12729b90ca25',

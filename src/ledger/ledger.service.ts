@@ -36,16 +36,18 @@ export async function post(em: EntityManager, kind: string, referenceId: string,
   const sorted = [...postings].sort((a, b) => a.account.localeCompare(b.account));
   for (const p of sorted) {
     if (p.amount === 0) continue;
-    const rows = await em.execute<{ id: string }[]>(
-      `insert into ledger_accounts (id, created_at, updated_at, code, merchant_id, balance) values (?, now(), now(), ?, ?, ?)
-       on conflict (code) do update set balance = ledger_accounts.balance + excluded.balance, updated_at = now()
-       where ledger_accounts.merchant_id is null or ledger_accounts.balance + excluded.balance >= 0
-       returning id`,
-      [newId(), p.account, p.merchantId ?? null, p.amount],
-    ).catch((err: { code?: string }) => {
-      if (err.code === '23514') return []; // a new merchant account would start negative (check constraint)
-      throw err;
-    });
+    // A merchant debit is a guarded UPDATE (never below zero); everything else upserts the account.
+    const rows = p.merchantId && p.amount < 0
+      ? await em.execute<{ id: string }[]>(
+        `update ledger_accounts set balance = balance + ?, updated_at = now() where code = ? and balance + ? >= 0 returning id`,
+        [p.amount, p.account, p.amount],
+      )
+      : await em.execute<{ id: string }[]>(
+        `insert into ledger_accounts (id, created_at, updated_at, code, merchant_id, balance) values (?, now(), now(), ?, ?, ?)
+         on conflict (code) do update set balance = ledger_accounts.balance + excluded.balance, updated_at = now()
+         returning id`,
+        [newId(), p.account, p.merchantId ?? null, p.amount],
+      );
     if (rows.length === 0) throw new InsufficientFundsError();
     await em.execute(
       'insert into ledger_entries (id, created_at, updated_at, transaction_id, account_id, amount) values (?, now(), now(), ?, ?, ?)',

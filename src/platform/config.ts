@@ -2,6 +2,7 @@
 export type Config = ReturnType<typeof loadConfig>;
 
 const DEV_JWT_SECRET = 'dev-only-insecure-jwt-secret-do-not-use-in-production';
+const DEV_ACQUIRER_SECRET = 'dev-only-insecure-acquirer-secret-do-not-use';
 
 export class ConfigError extends Error {}
 
@@ -40,6 +41,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     }
     if (!env.DATABASE_URL) throw new ConfigError('DATABASE_URL is required when NODE_ENV=production');
   }
+  const acquirerWebhookSecret = env.ACQUIRER_WEBHOOK_SECRET || (production ? '' : DEV_ACQUIRER_SECRET);
+  if (production && acquirerWebhookSecret.length < 32) {
+    throw new ConfigError('ACQUIRER_WEBHOOK_SECRET is required when NODE_ENV=production (at least 32 random characters)');
+  }
   const acquirer = env.ACQUIRER || 'sandbox';
   if (acquirer !== 'sandbox') throw new ConfigError(`ACQUIRER must be "sandbox" (the only adapter so far), got "${acquirer}"`);
   return {
@@ -50,11 +55,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     jwtSecret,
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     acquirer,
+    acquirerWebhookSecret,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${int(env, 'PORT', 3000)}`).replace(/\/+$/, ''),
     rateLimitEnabled: bool(env, 'RATE_LIMIT_ENABLED', true),
     platformFeeBps: int(env, 'PLATFORM_FEE_BPS', 99),
     platformFeeFixed: int(env, 'PLATFORM_FEE_FIXED', 0),
     webhookRetryScale: num(env, 'WEBHOOK_RETRY_SCALE', 1),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1),
   };
 }

@@ -9,6 +9,7 @@ export const QUEUES = {
   withdrawalSend: 'withdrawal.send', // worker: send the transfer through the acquirer
   withdrawalReconcile: 'withdrawal.reconcile', // worker, scheduled: settle stuck PROCESSING withdrawals
   sandboxTransfer: 'sandbox.transfer', // sandbox acquirer: its asynchronous transfer outcome
+  chargeRefund: 'charge.refund', // worker: return a refunded payment to the payer through the acquirer
   webhookFanout: 'webhook.fanout', // daemon: one delivery per subscribed webhook
   webhookDeliver: 'webhook.deliver', // daemon: one attempt of one delivery
 } as const;

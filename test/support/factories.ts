@@ -14,7 +14,7 @@ export function cpf(): string {
   return d.join('');
 }
 
-export type MerchantOptions = { kyc?: 'PENDING' | 'APPROVED' | 'REJECTED'; acquirer?: boolean; status?: 'ACTIVE' | 'BLOCKED' };
+export type MerchantOptions = { kyc?: 'PENDING' | 'APPROVED' | 'REJECTED'; acquirer?: boolean; status?: 'ACTIVE' | 'BLOCKED'; pixKey?: boolean };
 
 // Registers a merchant through the API (as a person would), then applies operator-side state directly.
 export async function createMerchant(app: TestApp, opts: MerchantOptions = {}) {
@@ -29,6 +29,10 @@ export async function createMerchant(app: TestApp, opts: MerchantOptions = {}) {
   if (opts.status) merchant.status = opts.status;
   await em.flush();
   const token: string = reg.body.token;
+  if (opts.pixKey) {
+    const key = await client(app.baseUrl, token).post('/v1/merchants/me/pix-keys', { type: 'EMAIL', key: email });
+    if (key.status !== 201) throw new Error(`pix key failed: ${key.status} ${JSON.stringify(key.body)}`);
+  }
   return { email, password, token, userId: reg.body.user.id as string, merchantId: merchant.id, http: client(app.baseUrl, token) };
 }
 
@@ -37,3 +41,6 @@ export async function createApiKeyFor(app: TestApp, token: string): Promise<stri
   if (res.status !== 201) throw new Error(`api key failed: ${res.status}`);
   return res.body.apiKey.value;
 }
+
+// A merchant that can take charges: KYC approved, acquirer account configured, an ACTIVE PIX key.
+export const createOnboardedMerchant = (app: TestApp) => createMerchant(app, { kyc: 'APPROVED', acquirer: true, pixKey: true });

@@ -1,0 +1,38 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PgBoss } from 'pg-boss';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { isUuid } from '../platform/base.entity.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { PixKey, type IPixKey, type PixKeyType } from './pix-key.entity.ts';
+
+export const pixKeyView = (k: IPixKey) => ({ id: k.id, type: k.type, key: k.key, status: k.status, createdAt: k.createdAt.toISOString() });
+
+export async function createPixKey(em: EntityManager, boss: PgBoss, merchantId: string, type: PixKeyType, key: string) {
+  return em.transactional(async (tx) => {
+    const existing = await tx.findOne(PixKey, { merchant: merchantId, type, key, status: 'ACTIVE' });
+    if (existing) throw new ConflictError('Chave PIX já cadastrada');
+    const pixKey = tx.create(PixKey, { merchant: merchantId, type, key });
+    await recordEvent(tx, boss, merchantId, 'pixkey.updated', { action: 'created', pixKey: pixKeyView(pixKey) });
+    return pixKeyView(pixKey);
+  });
+}
+
+export async function listPixKeys(em: EntityManager, merchantId: string) {
+  const keys = await em.find(PixKey, { merchant: merchantId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+  return keys.map(pixKeyView);
+}
+
+// Deleting keeps the row (INACTIVE): charges created with it stay explainable.
+export async function deletePixKey(em: EntityManager, boss: PgBoss, merchantId: string, id: string) {
+  await em.transactional(async (tx) => {
+    const pixKey = isUuid(id) ? await tx.findOne(PixKey, { id, merchant: merchantId }) : null;
+    if (!pixKey) throw new NotFoundError('Chave PIX não encontrada');
+    if (pixKey.status === 'INACTIVE') return;
+    pixKey.status = 'INACTIVE';
+    await recordEvent(tx, boss, merchantId, 'pixkey.updated', { action: 'deleted', pixKey: pixKeyView(pixKey) });
+  });
+}
+
+export async function hasActivePixKey(em: EntityManager, merchantId: string): Promise<boolean> {
+  return (await em.count(PixKey, { merchant: merchantId, status: 'ACTIVE' })) > 0;
+}

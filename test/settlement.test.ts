@@ -1,0 +1,164 @@
+import test from 'ava';
+import { startBackground, startTestApp, type TestApp } from './support/app.ts';
+import { client } from './support/client.ts';
+import { createOnboardedMerchant } from './support/factories.ts';
+import { settlePayment, expireCharges } from '../src/charges/settlement.ts';
+import { sandboxEndToEndId } from '../src/acquirer/sandbox.ts';
+import { signAcquirerBody, SIGNATURE_HEADER } from '../src/acquirer/notifications.routes.ts';
+import { createLogger } from '../src/platform/logger.ts';
+import { main as ops } from '../src/ops/cli.ts';
+
+let app: TestApp;
+let stopWorker: () => Promise<void>;
+test.before(async () => {
+  app = await startTestApp();
+  stopWorker = await startBackground(app, 'worker');
+});
+test.after.always(async () => {
+  await stopWorker?.();
+  await app?.close();
+});
+
+const sql = (q: string, params: unknown[] = []) => app.orm.em.fork().execute(q, params);
+
+async function waitFor<T>(fn: () => Promise<T>, done: (v: T) => boolean, ms = 5000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (done(v) || Date.now() > until) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function newCharge(amount: number, extra: object = {}) {
+  const m = await createOnboardedMerchant(app);
+  const c = (await m.http.post('/v1/charges', { amount, description: 'produto', ...extra })).body.charge;
+  return { m, c };
+}
+
+// What a real acquirer POSTs: the API Pix `pix` array, signed with the shared secret.
+function notify(items: object[], secret = app.config.acquirerWebhookSecret) {
+  const body = JSON.stringify({ pix: items });
+  return client(app.baseUrl).call('POST', '/v1/acquirer/notifications', body, { 'content-type': 'application/json', [SIGNATURE_HEADER]: signAcquirerBody(secret, body) });
+}
+
+test('sandbox pay: the charge turns PAID through the worker and the balance grows by amount minus fee', async (t) => {
+  const { m, c } = await newCharge(10_000);
+  const pay = await m.http.post(`/v1/sandbox/charges/${c.id}/pay`);
+  t.is(pay.status, 202);
+  t.regex(pay.body.endToEndId, /^E[0-9A-Za-z]{31}$/);
+  const paid = await waitFor(() => m.http.get(`/v1/charges/${c.id}`), (r) => r.body.charge.status === 'PAID');
+  t.like(paid.body.charge, { status: 'PAID', endToEndId: pay.body.endToEndId, fee: 99, netAmount: 9901 });
+  t.truthy(Date.parse(paid.body.charge.paidAt));
+  t.deepEqual((await m.http.get('/v1/merchants/me/balance')).body, { available: 9901, blocked: 0, currency: 'BRL' });
+
+  const [event] = await sql(`select type, data from events where merchant_id = ? and type = 'charge.paid'`, [m.merchantId]);
+  t.is(event.data.id, c.id);
+  t.is(event.data.status, 'PAID');
+  t.false('imageBase64' in event.data);
+  const jobs = await sql(`select count(*) as n from pgboss.job where name = 'webhook.fanout'`);
+  t.true(Number(jobs[0].n) >= 1);
+  // paying again is refused: the charge is no longer PENDING
+  t.is((await m.http.post(`/v1/sandbox/charges/${c.id}/pay`)).status, 422);
+});
+
+test('the merchant fee set by the operator is the split of the payment', async (t) => {
+  const m = await createOnboardedMerchant(app);
+  const out: string[] = [];
+  await ops(['merchant:fee', '--email', m.email, '--bps', '250', '--fixed', '30'], { out: (s) => out.push(s), err: () => {}, env: { DATABASE_URL: app.databaseUrl } });
+  const c = (await m.http.post('/v1/charges', { amount: 1999, description: 'x' })).body.charge;
+  t.is(c.fee, 30 + 50); // 1999 * 2.5% = 49.975 -> 50 (half up)
+  await m.http.post(`/v1/sandbox/charges/${c.id}/pay`);
+  const bal = await waitFor(() => m.http.get('/v1/merchants/me/balance'), (r) => r.body.available > 0);
+  t.is(bal.body.available, 1999 - 80);
+});
+
+test('concurrent duplicate notifications credit exactly once', async (t) => {
+  const { m, c } = await newCharge(5_000);
+  const item = { endToEndId: sandboxEndToEndId(), txid: c.txid, valor: '50.00', horario: new Date().toISOString() };
+  const log = createLogger('silent', 'test');
+  // the same notification through the HTTP endpoint and straight into settlement, all at once
+  const [http, direct] = await Promise.all([
+    Promise.all(Array.from({ length: 8 }, () => notify([item]))),
+    Promise.all(Array.from({ length: 8 }, () => settlePayment(app.orm.em.fork(), app.boss, log, { txid: c.txid, endToEndId: item.endToEndId, amount: 5000, paidAt: item.horario }))),
+  ]);
+  t.true(http.every((r) => r.status === 200));
+  t.is(direct.filter((o) => o === 'paid').length <= 1, true);
+  await waitFor(() => sql(`select count(*) as n from pgboss.job where name = 'acquirer.notification' and state in ('created','retry','active')`), (r) => Number(r[0].n) === 0);
+  const credits = await sql(`select count(*) as n from ledger_transactions where kind = 'charge.payment' and reference_id = ?`, [c.id]);
+  t.is(Number(credits[0].n), 1);
+  const events = await sql(`select count(*) as n from events where merchant_id = ? and type = 'charge.paid'`, [m.merchantId]);
+  t.is(Number(events[0].n), 1);
+  t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 5000 - 50);
+  // a second payment (another endToEndId) of an already PAID charge changes nothing
+  const outcome = await settlePayment(app.orm.em.fork(), app.boss, log, { txid: c.txid, endToEndId: sandboxEndToEndId(), amount: 5000, paidAt: new Date().toISOString() });
+  t.is(outcome, 'late');
+  t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 4950);
+});
+
+test('notifications must be signed and well formed', async (t) => {
+  const { c } = await newCharge(100);
+  const item = { endToEndId: sandboxEndToEndId(), txid: c.txid, valor: '1.00', horario: new Date().toISOString() };
+  t.is((await notify([item], 'wrong-secret')).status, 401);
+  t.is((await client(app.baseUrl).post('/v1/acquirer/notifications', { pix: [item] })).status, 401);
+  t.is((await notify([{ ...item, valor: 1 }])).status, 400);
+  t.is((await notify([])).status, 400);
+});
+
+test('expiry: PENDING past its expiry becomes CANCELED and a late payment never pays it', async (t) => {
+  const { m, c } = await newCharge(3_000, { expiresIn: 60 });
+  await sql(`update charges set expires_at = now() - interval '1 second', created_at = now() - interval '61 seconds' where id = ?`, [c.id]);
+  t.true(await expireCharges(app.orm.em.fork()) >= 1);
+  const got = await m.http.get(`/v1/charges/${c.id}`);
+  t.is(got.body.charge.status, 'CANCELED');
+  const outcome = await settlePayment(app.orm.em.fork(), app.boss, createLogger('silent', 't'), { txid: c.txid, endToEndId: sandboxEndToEndId(), amount: 3000, paidAt: new Date().toISOString() });
+  t.is(outcome, 'late');
+  t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 0);
+  const events = await sql(`select count(*) as n from events where merchant_id = ? and type like 'charge.%'`, [m.merchantId]);
+  t.is(Number(events[0].n), 0);
+});
+
+test('a payment after expiry that arrives before the sweeper cancels instead of paying', async (t) => {
+  const { m, c } = await newCharge(3_000, { expiresIn: 60 });
+  await sql(`update charges set expires_at = now() - interval '5 seconds' where id = ?`, [c.id]);
+  const outcome = await settlePayment(app.orm.em.fork(), app.boss, createLogger('silent', 't'), { txid: c.txid, endToEndId: sandboxEndToEndId(), amount: 3000, paidAt: new Date().toISOString() });
+  t.is(outcome, 'late');
+  t.is((await m.http.get(`/v1/charges/${c.id}`)).body.charge.status, 'CANCELED');
+});
+
+test('refund: a PAID charge becomes REFUNDED, the split is reversed and charge.refunded is emitted', async (t) => {
+  const { m, c } = await newCharge(20_000);
+  t.is((await m.http.post(`/v1/charges/${c.id}/refund`)).status, 422); // still PENDING
+  await m.http.post(`/v1/sandbox/charges/${c.id}/pay`);
+  await waitFor(() => m.http.get(`/v1/charges/${c.id}`), (r) => r.body.charge.status === 'PAID');
+  const res = await m.http.post(`/v1/charges/${c.id}/refund`);
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.like(res.body.charge, { id: c.id, status: 'REFUNDED' });
+  t.truthy(Date.parse(res.body.charge.refundedAt));
+  t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 0);
+  const events = await sql(`select type from events where merchant_id = ? order by id`, [m.merchantId]);
+  t.deepEqual(events.map((e) => e.type).filter((x) => x.startsWith('charge.')), ['charge.paid', 'charge.refunded']);
+  t.is((await m.http.post(`/v1/charges/${c.id}/refund`)).status, 422); // only once
+  const fees = await sql(`select coalesce(sum(e.amount), 0) as s from ledger_entries e join ledger_transactions x on x.id = e.transaction_id
+    join ledger_accounts a on a.id = e.account_id where a.code = 'platform:fees' and x.reference_id = ?`, [c.id]);
+  t.is(Number(fees[0].s), 0);
+});
+
+test('refund is refused with 422 when the balance cannot cover it, and changes nothing', async (t) => {
+  const { m, c } = await newCharge(10_000);
+  await m.http.post(`/v1/sandbox/charges/${c.id}/pay`);
+  await waitFor(() => m.http.get(`/v1/charges/${c.id}`), (r) => r.body.charge.status === 'PAID');
+  // the money left the balance meanwhile (as a withdrawal would take it)
+  await sql(`update ledger_accounts set balance = 100 where code = ?`, [`merchant:${m.merchantId}:available`]);
+  const res = await m.http.post(`/v1/charges/${c.id}/refund`);
+  t.is(res.status, 422);
+  t.is((await m.http.get(`/v1/charges/${c.id}`)).body.charge.status, 'PAID');
+  await sql(`update ledger_accounts set balance = 9901 where code = ?`, [`merchant:${m.merchantId}:available`]);
+});
+
+test('another merchant cannot pay or refund my charge', async (t) => {
+  const { c } = await newCharge(1_000);
+  const other = await createOnboardedMerchant(app);
+  t.is((await other.http.post(`/v1/sandbox/charges/${c.id}/pay`)).status, 404);
+  t.is((await other.http.post(`/v1/charges/${c.id}/refund`)).status, 404);
+});
