@@ -1,8 +1,9 @@
 import type { Deps } from './deps.ts';
+import { registerCharges } from './charges/charges.worker.ts';
 
 // The worker process: talks to the acquirer, settles payments and runs scheduled jobs.
 // Each domain exports a register function that attaches its queue handlers.
-const registrations: ((deps: Deps) => Promise<void>)[] = [];
+const registrations: ((deps: Deps) => Promise<void>)[] = [registerCharges];
 
 export async function startWorker(deps: Deps): Promise<void> {
   for (const register of registrations) await register(deps);
