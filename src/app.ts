@@ -2,6 +2,7 @@ import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { Deps } from './deps.ts';
 import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
+import { inflightTracker } from './platform/inflight.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { apiKeyRoutes } from './auth/api-keys.routes.ts';
@@ -14,9 +15,10 @@ import { acquirerNotificationRoutes } from './acquirer/notifications.routes.ts';
 import { pixLocationRoutes, sandboxRoutes } from './acquirer/sandbox.routes.ts';
 
 // The HTTP API: every route under /v1, JSON in and out, one error handler.
-export function createApp(deps: Deps): express.Express {
+export function createApp(deps: Deps, inflight = inflightTracker()): express.Express {
   const { config, orm, logger } = deps;
   const app = express();
+  app.use(inflight.middleware);
   app.disable('x-powered-by');
   app.set('trust proxy', 1); // behind the platform router (Heroku-style): the client IP is the first hop
   app.set('query parser', 'simple');

@@ -2,26 +2,34 @@ import { once } from 'node:events';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { announceReady, fatal, onShutdown } from '../../src/platform/lifecycle.ts';
+import { cluster, runClusterPrimary } from '../../src/platform/cluster.ts';
 import { buildDeps, closeDeps } from '../../src/deps.ts';
 import { createApp } from '../../src/app.ts';
+import { inflightTracker } from '../../src/platform/inflight.ts';
 
 let config;
 try { config = loadConfig(); } catch (err) { fatal(undefined, err); }
 const logger = createLogger(config.logLevel, 'api');
-try {
-  const deps = await buildDeps(config, logger);
-  const server = createApp(deps).listen(config.port);
-  await once(server, 'listening');
-  server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
-  logger.info({ port: config.port }, 'api listening');
-  onShutdown(logger, async () => {
-    // stop accepting, let in-flight requests finish, then close pools
-    const closed = new Promise((resolve) => server.close(resolve));
-    server.closeIdleConnections();
-    await closed;
-    await closeDeps(deps);
-  });
-  announceReady();
-} catch (err) {
-  fatal(logger, err);
+if (config.webConcurrency > 1 && cluster.isPrimary) {
+  runClusterPrimary(config.webConcurrency, logger);
+} else {
+  try {
+    const deps = await buildDeps(config, logger);
+    const inflight = inflightTracker();
+    const server = createApp(deps, inflight).listen(config.port);
+    await once(server, 'listening');
+    server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
+    logger.info({ port: config.port }, 'api listening');
+    onShutdown(logger, async () => {
+      // stop accepting, let in-flight requests finish, then close pools
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeIdleConnections();
+      await closed;
+      await inflight.drained(15_000); // handlers of clients that hung up are still using the pools
+      await closeDeps(deps);
+    });
+    announceReady();
+  } catch (err) {
+    fatal(logger, err);
+  }
 }

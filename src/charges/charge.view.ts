@@ -6,8 +6,12 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 export type ChargeViewOptions = { image?: boolean; tracking?: boolean };
 
+// What a view needs: an entity or the plain values just inserted.
+export type ChargeFields = Pick<ICharge, 'id' | 'txid' | 'qrCode' | 'amount' | 'fee' | 'status' | 'description' | 'expiresIn' | 'createdAt' | 'expiresAt'>
+  & Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt'>>;
+
 // The charge as the API returns it. Lists and webhook payloads leave out the image (it is derived from qrCode).
-export function chargeView(c: ICharge, customer: Pick<ICustomer, 'id' | 'name' | 'document'> | null, opts: ChargeViewOptions = {}) {
+export function chargeView(c: ChargeFields, customer: Pick<ICustomer, 'id' | 'name' | 'document'> | null, opts: ChargeViewOptions = {}) {
   return {
     id: c.id,
     txid: c.txid,

@@ -1,8 +1,8 @@
-// Fast QR PNG renderer: `qrcode` only computes the module matrix; the PNG is written
+// Fast QR PNG renderer: `qrcode` only encodes the module matrix (see qr-matrix.ts); the PNG is written
 // by hand as 1-bit grayscale, which is several times cheaper than QRCode.toDataURL
 // (that one paints RGBA pixels and encodes them through pngjs).
 import { crc32, deflateSync } from 'node:zlib'; // zlib.crc32 exists since Node 22.2; engines requires >= 22.18
-import QRCode from 'qrcode';
+import { qrMatrix } from './qr-matrix.ts';
 
 export interface QrPngOptions {
   scale?: number; // pixels per module; 6 gives 342 px for a typical 150-180 char BR Code (49 modules + quiet zone)
@@ -28,7 +28,7 @@ export function qrPngBuffer(payload: string, opts: QrPngOptions = {}): Buffer {
   if (!Number.isInteger(scale) || scale < 1 || !Number.isInteger(margin) || margin < 0) {
     throw new RangeError('scale must be an integer >= 1 and margin an integer >= 0');
   }
-  const { size, data } = QRCode.create(payload, { errorCorrectionLevel: 'M' }).modules;
+  const { size, data } = qrMatrix(payload);
   const side = (size + 2 * margin) * scale;
   const rowLen = 1 + Math.ceil(side / 8); // filter byte + packed pixels
 

@@ -64,5 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1),
+    webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1),
+    // a withdrawal still PROCESSING this long after its last change is checked against the acquirer (crash recovery)
+    withdrawalReconcileAfterSeconds: int(env, 'WITHDRAWAL_RECONCILE_AFTER_SECONDS', 30, 1),
   };
 }
