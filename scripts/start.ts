@@ -10,6 +10,8 @@ import { fatal } from '../src/platform/lifecycle.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const APPS = ['api', 'worker', 'webhooks'] as const;
+// The same V8 flags as the npm start:* scripts: a 4 MB young generation keeps RSS near 200 MB under load at no cost in throughput.
+const PROCESS_FLAGS = ['--max-semi-space-size=4'];
 
 let config;
 try { config = loadConfig(); } catch (err) { fatal(undefined, err); }
@@ -25,7 +27,7 @@ process.on('SIGTERM', () => void stopAll(0));
 // Starts a child in its own process group (Ctrl-C reaches only us, and we stop the children in order);
 // the IPC channel lets it notice our death.
 function spawnChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = fork(`${root}${script}`, args, { env, detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(`${root}${script}`, args, { env, detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: PROCESS_FLAGS });
   child.on('exit', (code, signal) => {
     if (stopping) return;
     logger.error({ app: name, code, signal }, 'process exited unexpectedly: stopping the service');

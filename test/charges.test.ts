@@ -21,6 +21,11 @@ test('a charge needs KYC, an acquirer account and an active PIX key: 403 naming 
   t.deepEqual((await noAcquirer.http.post('/v1/charges', body)).body, { message: 'Conta recebedora não configurada' });
   const noKey = await createMerchant(app, { kyc: 'APPROVED', acquirer: true });
   t.deepEqual((await noKey.http.post('/v1/charges', body)).body, { message: 'Nenhuma chave PIX ativa' });
+  // with a customer too, and no customer row is left behind
+  const withCustomer = await noKey.http.post('/v1/charges', { ...body, customer: { name: 'Maria', document: cpf() } });
+  t.deepEqual([withCustomer.status, withCustomer.body], [403, { message: 'Nenhuma chave PIX ativa' }]);
+  const customers = await app.orm.em.fork().execute('select count(*) as n from customers where merchant_id = ?', [noKey.merchantId]);
+  t.is(Number(customers[0].n), 0);
   const rejected = await createMerchant(app, { kyc: 'REJECTED', acquirer: true, pixKey: true });
   t.deepEqual((await rejected.http.post('/v1/charges', body)).body, { message: 'KYC não aprovado' });
   // deleting the only key takes the merchant back to 403

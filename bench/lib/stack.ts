@@ -66,6 +66,7 @@ export async function startProc(name: string, script: string, env: Record<string
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-42',
       ACQUIRER_WEBHOOK_SECRET: 'bench-acquirer-secret-bench-acquirer-secret', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: ['--max-semi-space-size=4'], // as package.json's start:* scripts run them
   });
   await new Promise<void>((resolve, reject) => {
     child.on('message', (m) => m === 'ready' && resolve());

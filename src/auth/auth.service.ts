@@ -36,11 +36,20 @@ export async function login(em: EntityManager, jwtSecret: string, email: string,
   return { token: signJwt(jwtSecret, user.id, user.role), user: userView(user) };
 }
 
+const MERCHANT_COLUMNS = `m.id as merchant_id, m.status as merchant_status, m.name as merchant_name, m.city as merchant_city,
+  m.kyc_status, m.acquirer_account_id, m.fee_bps, m.fee_fixed`;
+
 type PrincipalRow = {
   user_id: string;
   role: 'USER' | 'ADMIN';
   merchant_id: string | null;
   merchant_status: string | null;
+  merchant_name: string;
+  merchant_city: string;
+  kyc_status: string;
+  acquirer_account_id: string | null;
+  fee_bps: number | null;
+  fee_fixed: number | null;
   key_id?: string;
   key_status?: string;
   key_stale?: boolean;
@@ -54,7 +63,7 @@ export async function resolvePrincipal(em: EntityManager, jwtSecret: string, tok
     [row] = await conn.execute<PrincipalRow[]>(
       `select k.id as key_id, k.status as key_status,
               (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as key_stale,
-              u.id as user_id, u.role, m.id as merchant_id, m.status as merchant_status
+              u.id as user_id, u.role, ${MERCHANT_COLUMNS}
          from api_keys k join users u on u.id = k.user_id left join merchants m on m.user_id = u.id
         where k.key_hash = ?`,
       [hashApiKey(token)],
@@ -67,7 +76,7 @@ export async function resolvePrincipal(em: EntityManager, jwtSecret: string, tok
     const userId = verifyJwt(jwtSecret, token);
     if (!userId) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
     [row] = await conn.execute<PrincipalRow[]>(
-      `select u.id as user_id, u.role, m.id as merchant_id, m.status as merchant_status
+      `select u.id as user_id, u.role, ${MERCHANT_COLUMNS}
          from users u left join merchants m on m.user_id = u.id where u.id = ?`,
       [userId],
     );
@@ -78,6 +87,10 @@ export async function resolvePrincipal(em: EntityManager, jwtSecret: string, tok
     userId: row.user_id,
     role: row.role,
     merchantId: row.merchant_id,
+    merchant: row.merchant_id ? {
+      id: row.merchant_id, name: row.merchant_name, city: row.merchant_city, kycStatus: row.kyc_status,
+      acquirerAccountId: row.acquirer_account_id, feeBps: row.fee_bps, feeFixed: row.fee_fixed,
+    } : null,
     via: row.key_id ? 'apiKey' : 'jwt',
     apiKeyId: row.key_id ?? null,
   };

@@ -23,7 +23,8 @@ export function chargeRoutes(deps: Deps): Router {
       ...(b.tracking ? { tracking: b.tracking as Record<string, string> } : {}),
     };
     const key = req.header('x-idempotency-key');
-    const { charge, replayed } = await createCharge(deps, req.em, merchantIdOf(req), input, key);
+    merchantIdOf(req); // 404 Merchant não encontrado for a user without one
+    const { charge, replayed } = await createCharge(deps, req.em, req.user!.merchant!, input, key);
     if (replayed) res.setHeader('idempotent-replayed', 'true');
     res.status(replayed ? 200 : 201).json({ charge });
   });

@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Deps } from '../deps.ts';
+import type { MerchantSnapshot } from '../auth/principal.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { IDEMPOTENCY_CONFLICT, requestHash } from '../platform/idempotency.ts';
@@ -24,15 +25,11 @@ export const PREREQUISITE_MESSAGES = {
   pixKey: 'Nenhuma chave PIX ativa',
 };
 
-type MerchantRow = {
-  name: string; city: string; kyc_status: string; acquirer_account_id: string | null;
-  fee_bps: number | null; fee_fixed: number | null; has_pix_key: boolean;
-};
-
-// 403 naming every missing prerequisite (KYC approved, acquirer account, an ACTIVE PIX key), in one query.
-async function onboardedMerchant(em: EntityManager, merchantId: string): Promise<MerchantRow> {
-  const [m] = await em.execute<MerchantRow[]>(
-    `select name, city, kyc_status, acquirer_account_id, fee_bps, fee_fixed,
+// 403 naming every missing prerequisite (KYC approved, acquirer account, an ACTIVE PIX key). Only asked after the
+// guarded insert refused, so the usual path pays no query for it.
+async function missingPrerequisites(em: EntityManager, merchantId: string): Promise<ForbiddenError> {
+  const [m] = await em.execute<{ kyc_status: string; acquirer_account_id: string | null; has_pix_key: boolean }[]>(
+    `select kyc_status, acquirer_account_id,
             exists (select 1 from pix_keys k where k.merchant_id = m.id and k.status = 'ACTIVE') as has_pix_key
        from merchants m where m.id = ?`,
     [merchantId],
@@ -42,8 +39,7 @@ async function onboardedMerchant(em: EntityManager, merchantId: string): Promise
     !m.acquirer_account_id && PREREQUISITE_MESSAGES.acquirer,
     !m.has_pix_key && PREREQUISITE_MESSAGES.pixKey,
   ].filter(Boolean);
-  if (missing.length) throw new ForbiddenError(missing.join('; '));
-  return m;
+  return new ForbiddenError(missing.join('; ') || 'Pré-requisitos da cobrança mudaram; tente novamente');
 }
 
 async function findByIdempotencyKey(em: EntityManager, merchantId: string, key: string, hash: string) {
@@ -55,49 +51,60 @@ async function findByIdempotencyKey(em: EntityManager, merchantId: string, key: 
 const CHARGE_COLUMNS = `id, created_at, updated_at, merchant_id, txid, amount, fee, description, status, expires_in, expires_at,
   customer_id, tracking, location, qr_code, idempotency_key, request_hash`;
 
+// The prerequisites, checked inside the insert itself: no charge can slip in after KYC, the acquirer account or the
+// last PIX key went away, whatever the timing.
+const ONBOARDED = `exists (select 1 from merchants m where m.id = ? and m.kyc_status = 'APPROVED' and m.acquirer_account_id is not null)
+  and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')`;
+
+type NewCharge = ChargeFields & { merchantId: string; location: string; idempotencyKey: string | null; requestHash: string | null };
+
 /**
- * Inserts the charge (and upserts its customer, reused per merchant by document) in ONE statement: atomic without
- * an explicit transaction, and one round trip on the hottest path of the API.
+ * Inserts the charge (and upserts its customer, reused per merchant by document) in ONE statement guarded by the
+ * prerequisites: atomic without an explicit transaction, one round trip on the hottest path of the API.
+ * Returns null when a prerequisite is missing (nothing written).
  */
-async function insertCharge(em: EntityManager, c: ChargeFields & { merchantId: string; location: string; idempotencyKey: string | null; requestHash: string | null },
-  customer?: CustomerInput) {
+async function insertCharge(em: EntityManager, c: NewCharge, customer?: CustomerInput) {
   const values = [c.id, c.createdAt, c.createdAt, c.merchantId, c.txid, c.amount, c.fee, c.description, 'PENDING', c.expiresIn, c.expiresAt];
   const rest = [c.tracking ? JSON.stringify(c.tracking) : null, c.location, c.qrCode, c.idempotencyKey, c.requestHash];
+  const guard = [c.merchantId, c.merchantId];
   if (!customer) {
-    await em.execute(`insert into charges (${CHARGE_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ?)`, [...values, ...rest]);
-    return null;
+    const rows = await em.execute<{ id: string }[]>(
+      `insert into charges (${CHARGE_COLUMNS}) select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ? where ${ONBOARDED} returning id`,
+      [...values, ...rest, ...guard],
+    );
+    return rows.length ? { customer: null } : null;
   }
-  const [row] = await em.execute<{ id: string; name: string; document: string }[]>(
+  const rows = await em.execute<{ id: string; name: string; document: string }[]>(
     `with c as (
-       insert into customers (id, created_at, updated_at, merchant_id, name, document, email, phone) values (?, now(), now(), ?, ?, ?, ?, ?)
+       insert into customers (id, created_at, updated_at, merchant_id, name, document, email, phone)
+       select ?, now(), now(), ?, ?, ?, ?, ? where ${ONBOARDED}
        on conflict (merchant_id, document) do update set name = excluded.name, email = coalesce(excluded.email, customers.email),
          phone = coalesce(excluded.phone, customers.phone), updated_at = now()
        returning id, name, document)
      , ins as (insert into charges (${CHARGE_COLUMNS}) select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ? from c)
      select id, name, document from c`,
-    [newId(), c.merchantId, customer.name, customer.document, customer.email ?? null, customer.phone ?? null, ...values, ...rest],
+    [newId(), c.merchantId, customer.name, customer.document, customer.email ?? null, customer.phone ?? null, ...guard, ...values, ...rest],
   );
-  return row;
+  return rows.length ? { customer: rows[0] } : null;
 }
 
 export type CreateChargeResult = { charge: ReturnType<typeof chargeView>; replayed: boolean };
 
-export async function createCharge(deps: Pick<Deps, 'acquirer' | 'config'>, em: EntityManager, merchantId: string,
+export async function createCharge(deps: Pick<Deps, 'acquirer' | 'config'>, em: EntityManager, merchant: MerchantSnapshot,
   input: CreateChargeInput, idempotencyKey?: string): Promise<CreateChargeResult> {
+  const merchantId = merchant.id;
   const hash = idempotencyKey ? requestHash(input) : null;
   const replay = (c: ICharge) => ({ charge: chargeView(c, c.customer ?? null, { image: true, tracking: true }), replayed: true });
   if (idempotencyKey) {
     const existing = await findByIdempotencyKey(em, merchantId, idempotencyKey, hash!);
     if (existing) return replay(existing);
   }
-  const merchant = await onboardedMerchant(em, merchantId);
-  const fee = platformFee(input.amount, {
-    bps: merchant.fee_bps ?? deps.config.platformFeeBps, fixed: merchant.fee_fixed ?? deps.config.platformFeeFixed,
-  });
+  if (!merchant.acquirerAccountId) throw await missingPrerequisites(em, merchantId);
+  const fee = platformFee(input.amount, { bps: merchant.feeBps ?? deps.config.platformFeeBps, fixed: merchant.feeFixed ?? deps.config.platformFeeFixed });
   const id = newId();
   const txid = id.replace(/-/g, ''); // 32 alphanumerics: inside the API Pix 26..35 rule, unique
   const { location } = await deps.acquirer.createCharge({
-    txid, amount: input.amount, expiresIn: input.expiresIn, accountId: merchant.acquirer_account_id!, description: input.description,
+    txid, amount: input.amount, expiresIn: input.expiresIn, accountId: merchant.acquirerAccountId, description: input.description,
   });
   const createdAt = new Date();
   const charge: ChargeFields = {
@@ -106,8 +113,9 @@ export async function createCharge(deps: Pick<Deps, 'acquirer' | 'config'>, em: 
     qrCode: buildDynamicPix({ location, amountCents: input.amount, merchantName: merchant.name, merchantCity: merchant.city }),
   };
   try {
-    const customer = await insertCharge(em, { ...charge, merchantId, location, idempotencyKey: idempotencyKey ?? null, requestHash: hash }, input.customer);
-    return { charge: chargeView(charge, customer, { image: true, tracking: true }), replayed: false };
+    const inserted = await insertCharge(em, { ...charge, merchantId, location, idempotencyKey: idempotencyKey ?? null, requestHash: hash }, input.customer);
+    if (!inserted) throw await missingPrerequisites(em, merchantId);
+    return { charge: chargeView(charge, inserted.customer, { image: true, tracking: true }), replayed: false };
   } catch (err) {
     // Lost a race with a concurrent request carrying the same key: answer with the winner's charge.
     if (idempotencyKey && err instanceof UniqueConstraintViolationException) {
