@@ -12,10 +12,11 @@ test('development has working defaults', (t) => {
 });
 
 test('production refuses a missing or weak JWT_SECRET, and a missing DATABASE_URL', (t) => {
-  const db = { DATABASE_URL: 'postgresql://x@y/z' };
+  const db = { DATABASE_URL: 'postgresql://x@y/z', ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40) };
   t.throws(() => loadConfig({ NODE_ENV: 'production', ...db }), { message: /JWT_SECRET is required/ });
   t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'short', ...db }), { message: /JWT_SECRET is too weak/ });
   t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40) }), { message: /DATABASE_URL is required/ });
+  t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40), DATABASE_URL: db.DATABASE_URL }), { message: /ACQUIRER_WEBHOOK_SECRET is required/ });
   t.is(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40), ...db }).production, true);
 });
 

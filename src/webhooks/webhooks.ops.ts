@@ -1,3 +1,94 @@
-import type { Command } from '../ops/command.ts';
+import { fromKysely } from 'pg-boss';
+import { OpsError, type Command } from '../ops/command.ts';
+import { QUEUES } from '../platform/queue.ts';
+import { isUuid } from '../platform/base.entity.ts';
+import type { DeliverJob } from './fanout.ts';
 
-export const webhookCommands: Command[] = [];
+type Candidate = { id: string; delivery_id: string; status: string; attempts: number; webhook_status: string; deleted_at: string | null };
+type Flags = Record<string, string | boolean | undefined>;
+
+// Checked here, compared by PostgreSQL: the text keeps its microseconds, which a JS Date would drop.
+function isoFlag(flags: Flags, name: string): string | undefined {
+  const raw = flags[name];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(Date.parse(raw))) throw new OpsError(`--${name} must be an ISO 8601 date or date-time`);
+  return raw;
+}
+
+// The WHERE clause of the selection; a FAILED status is checked per row so an explicit --delivery can say why it was skipped.
+function selection(flags: Flags): { where: string[]; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (flags.delivery !== undefined) {
+    const id = String(flags.delivery);
+    // Either the log id or the webhook-id (deliveryId) a merchant quotes.
+    if (isUuid(id)) { where.push('(d.id = ? or d.delivery_id = ?)'); params.push(id, id); } else { where.push('d.delivery_id = ?'); params.push(id); }
+  }
+  if (flags.webhook !== undefined) {
+    if (!isUuid(String(flags.webhook))) throw new OpsError('--webhook must be a webhook id (UUID)');
+    where.push('d.webhook_id = ?');
+    params.push(String(flags.webhook));
+  }
+  const since = isoFlag(flags, 'since');
+  const until = isoFlag(flags, 'until');
+  if (since) { where.push('d.created_at >= ?::timestamptz'); params.push(since); }
+  if (until) { where.push('d.created_at < ?::timestamptz'); params.push(until); }
+  if (where.length === 0 && !flags.all) throw new OpsError('give at least one of --delivery, --webhook, --since, --until (or --all to replay every failed delivery)');
+  if (flags.delivery === undefined) where.push(`d.status = 'FAILED'`); // filters by range select failed ones only
+  return { where, params };
+}
+
+export const webhookCommands: Command[] = [
+  {
+    name: 'deliveries:replay',
+    summary: 're-send FAILED webhook deliveries under the same webhook-id, with a fresh retry schedule',
+    flags: {
+      delivery: { type: 'string', description: 'one delivery: its log id or its deliveryId (webhook-id)' },
+      webhook: { type: 'string', description: 'failed deliveries of this webhook id' },
+      since: { type: 'string', description: 'failed deliveries created at or after this ISO 8601 time' },
+      until: { type: 'string', description: 'failed deliveries created before this ISO 8601 time' },
+      all: { type: 'boolean', description: 'every failed delivery (required when no other filter is given)' },
+      'dry-run': { type: 'boolean', description: 'print what would be replayed, change nothing' },
+    },
+    async run({ em, boss }, flags) {
+      const { where, params } = selection(flags);
+      const dryRun = flags['dry-run'] === true;
+      const queue = dryRun ? undefined : await boss();
+      return em.transactional(async (tx) => {
+        // Locked so two operators (or a replay racing a daemon) cannot enqueue the same delivery twice.
+        const rows = await tx.execute<Candidate[]>(
+          `select d.id, d.delivery_id, d.status, d.attempts, w.status as webhook_status, w.deleted_at
+           from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+           where ${where.join(' and ')} order by d.created_at, d.id for update of d`,
+          params,
+        );
+        const skipped: { id: string; reason: string }[] = [];
+        const chosen: Candidate[] = [];
+        for (const r of rows) {
+          if (r.status !== 'FAILED') skipped.push({ id: r.id, reason: `status is ${r.status}, only FAILED deliveries are replayed` });
+          else if (r.deleted_at) skipped.push({ id: r.id, reason: 'webhook deleted' });
+          else if (r.webhook_status !== 'ACTIVE') skipped.push({ id: r.id, reason: 'webhook INACTIVE' });
+          else chosen.push(r);
+        }
+        if (flags.delivery !== undefined && rows.length === 0) throw new OpsError(`no delivery ${String(flags.delivery)}`);
+        if (!dryRun && chosen.length > 0) {
+          // One JSON parameter, however many rows: `in (?)` would spend one bind parameter per id (PostgreSQL allows 65535).
+          await tx.execute(
+            `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), updated_at = now()
+             where id in (select jsonb_array_elements_text(?::jsonb)::uuid)`,
+            [JSON.stringify(chosen.map((r) => r.id))],
+          );
+          const jobs = chosen.map((r) => ({ data: { id: r.id, attempt: r.attempts, step: 0 } satisfies DeliverJob }));
+          await queue!.insert(QUEUES.webhookDeliver, jobs, { db: fromKysely(tx.getKysely()) });
+        }
+        return {
+          ...(dryRun ? { dryRun: true } : {}),
+          replayed: chosen.length,
+          deliveries: chosen.map((r) => r.id),
+          deliveryIds: chosen.map((r) => r.delivery_id),
+          skipped,
+        };
+      });
+    },
+  },
+];

@@ -1,0 +1,79 @@
+import got from 'got';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+
+export const RESPONSE_LIMIT_BYTES = 4096;
+export const USER_AGENT = 'pix-payments-webhooks/1.0';
+
+// The outcome of one POST: statusCode is null when no HTTP answer came back (response then says why).
+export type AttemptResult = { statusCode: number | null; response: string; success: boolean; retryAfterSeconds: number | null };
+export type Sender = { post: (url: string, headers: Record<string, string>, body: string) => Promise<AttemptResult>; close: () => void };
+
+// Seconds from a Retry-After header (delta-seconds or HTTP-date); only 429 and 503 carry a meaningful one.
+export function retryAfterSeconds(status: number, header: string | string[] | undefined, now = Date.now()): number | null {
+  if ((status !== 429 && status !== 503) || typeof header !== 'string') return null;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, (at - now) / 1000);
+}
+
+// Text safe to store: at most 4 KB of UTF-8, without the NUL bytes PostgreSQL text refuses.
+const toText = (buf: Buffer) => buf.subarray(0, RESPONSE_LIMIT_BYTES).toString('utf8').replaceAll('\u0000', '');
+
+function describe(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string; message?: string };
+  if (e.name === 'TimeoutError') return `Tempo esgotado: o destino não respondeu em ${timeoutMs} ms`;
+  if (/is not allowed/.test(e.message ?? '')) return 'Destino recusado: o host resolve para um endereço privado, de loopback ou link-local';
+  return `Falha de conexão${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}`.slice(0, RESPONSE_LIMIT_BYTES);
+}
+
+/**
+ * POSTs with got: one keep-alive pool per host inside each agent, no redirects, no got retries (the daemon owns the schedule).
+ * In production the agents refuse, after DNS resolution, any address that is not public (request-filtering-agent), and
+ * only https URLs are sent.
+ */
+export function createSender({ production, timeoutMs }: { production: boolean; timeoutMs: number }): Sender {
+  const agentOptions = { keepAlive: true, maxSockets: 16, maxFreeSockets: 4, scheduling: 'lifo' as const, allowPrivateIPAddress: !production };
+  const agent = { http: new RequestFilteringHttpAgent(agentOptions), https: new RequestFilteringHttpsAgent(agentOptions) };
+
+  async function post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+    if (production && !url.startsWith('https:')) {
+      return { statusCode: null, response: 'Destino recusado: HTTPS é obrigatório', success: false, retryAfterSeconds: null };
+    }
+    const stream = got.stream.post(url, {
+      body,
+      headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+      agent,
+      followRedirect: false,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      timeout: { request: timeoutMs },
+    });
+    stream.on('error', () => {}); // errors reach the loop below; this only keeps a late socket error from crashing the process
+    let answer: { statusCode: number; headers: Record<string, string | string[] | undefined> } | undefined;
+    stream.once('response', (res: typeof answer) => { answer = res; });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      // Read at most 4 KB; leaving the loop early destroys the request, so a huge body costs nothing more.
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= RESPONSE_LIMIT_BYTES) break;
+      }
+    } catch (err) {
+      // The verdict is the status line: a 2xx that then stalls its body still counts as received.
+      if (!answer) return { statusCode: null, response: describe(err, timeoutMs), success: false, retryAfterSeconds: null };
+    }
+    if (!answer) return { statusCode: null, response: 'Sem resposta do destino', success: false, retryAfterSeconds: null };
+    const statusCode = answer.statusCode;
+    return {
+      statusCode,
+      response: toText(Buffer.concat(chunks)),
+      success: statusCode >= 200 && statusCode < 300,
+      retryAfterSeconds: retryAfterSeconds(statusCode, answer.headers['retry-after'] as string | undefined),
+    };
+  }
+
+  return { post, close: () => { agent.http.destroy(); agent.https.destroy(); } };
+}

@@ -1,0 +1,28 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+
+// Standard Webhooks signing (contract): merchants verify with the official libraries, passing the secret without `wh_`.
+export const SECRET_PREFIX = 'wh_';
+
+export const generateSecret = (): string => SECRET_PREFIX + randomBytes(32).toString('base64');
+
+// Listings show only the last 4 characters, enough to tell two secrets apart.
+export const maskSecret = (secret: string): string => `${SECRET_PREFIX}****${secret.slice(-4)}`;
+
+// The webhook-id header: one per (event, webhook), kept across retries and replays so receivers can deduplicate.
+export const newDeliveryId = (): string => `msg_${uuidv7().replaceAll('-', '')}`;
+
+// `v1,` + base64(HMAC-SHA256(key = base64-decoded secret, `${id}.${timestamp}.${body}`)).
+export function sign(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+export function signedHeaders(secret: string, deliveryId: string, body: string, now = Date.now()): Record<string, string> {
+  const timestamp = Math.floor(now / 1000);
+  return {
+    'webhook-id': deliveryId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': sign(secret, deliveryId, timestamp, body),
+  };
+}

@@ -1,0 +1,59 @@
+import test from 'ava';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { createSender, retryAfterSeconds } from '../src/webhooks/sender.ts';
+import { generateSecret, maskSecret, signedHeaders } from '../src/webhooks/signing.ts';
+import { MAX_ATTEMPTS, nextRetryDelay } from '../src/webhooks/retry.ts';
+import { startReceiver } from './support/receiver.ts';
+
+const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': '1', 'webhook-signature': 'v1,x' };
+
+test('production: http is refused, and https to loopback is refused before connecting, also after DNS resolution', async (t) => {
+  const r = await startReceiver();
+  t.teardown(() => r.close());
+  const sender = createSender({ production: true, timeoutMs: 2000 });
+  t.teardown(() => sender.close());
+  t.like(await sender.post(r.url(), headers, '{}'), { statusCode: null, success: false, response: 'Destino recusado: HTTPS é obrigatório' });
+  for (const url of [`https://127.0.0.1:${r.port}/hook`, `https://localhost:${r.port}/hook`, `https://[::1]:${r.port}/hook`]) {
+    t.like(await sender.post(url, headers, '{}'), {
+      statusCode: null, success: false, response: 'Destino recusado: o host resolve para um endereço privado, de loopback ou link-local',
+    }, url);
+  }
+  t.is(r.requests.length, 0);
+});
+
+test('outside production loopback is reachable; connections are kept alive and redirects are not followed', async (t) => {
+  const r = await startReceiver((req) => (req.path === '/moved' ? { status: 301, headers: { location: '/hook' } } : { status: 200, body: 'ok' }));
+  t.teardown(() => r.close());
+  const sender = createSender({ production: false, timeoutMs: 2000 });
+  t.teardown(() => sender.close());
+  t.like(await sender.post(r.url(), headers, '{"a":1}'), { statusCode: 200, success: true, response: 'ok', retryAfterSeconds: null });
+  t.like(await sender.post(r.url(), headers, '{"a":2}'), { statusCode: 200, success: true });
+  t.is(r.requests[0].remotePort, r.requests[1].remotePort, 'the second POST reused the first connection');
+  t.like(await sender.post(r.url('/moved'), headers, '{}'), { statusCode: 301, success: false });
+  t.deepEqual(r.requests.map((q) => q.path), ['/hook', '/hook', '/moved']);
+  t.like(await sender.post('http://127.0.0.1:1/closed', headers, '{}'), { statusCode: null, success: false });
+});
+
+test('signatures follow Standard Webhooks: the official library verifies them with the secret without wh_', (t) => {
+  const secret = generateSecret();
+  const body = JSON.stringify({ id: 'e1', event: 'charge.paid', createdAt: new Date().toISOString(), data: { amount: 100 } });
+  const signed = signedHeaders(secret, 'msg_abc', body);
+  t.deepEqual(new StandardWebhook(secret.slice(3)).verify(body, signed), JSON.parse(body));
+  t.is(signed['webhook-signature'], new StandardWebhook(secret.slice(3)).sign('msg_abc', new Date(Number(signed['webhook-timestamp']) * 1000), body));
+  t.is(maskSecret(secret), `wh_****${secret.slice(-4)}`);
+});
+
+test('the retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then failed; scaled; Retry-After wins when longer', (t) => {
+  t.is(MAX_ATTEMPTS, 8);
+  t.deepEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => nextRetryDelay(n, 1)), [5, 300, 1800, 7200, 18000, 36000, 36000, null]);
+  t.deepEqual([1, 2, 7].map((n) => nextRetryDelay(n, 0.01)), [0.05, 3, 360]);
+  t.is(nextRetryDelay(1, 1, 120), 120);
+  t.is(nextRetryDelay(2, 1, 120), 300, 'a shorter Retry-After does not hurry the schedule');
+  t.is(nextRetryDelay(1, 1, 10 * 86400), 36000, 'capped at the longest step');
+  t.is(nextRetryDelay(8, 1, 60), null, 'nor extends it');
+  t.is(retryAfterSeconds(429, '120'), 120);
+  const fromDate = retryAfterSeconds(503, new Date(Date.now() + 60_000).toUTCString())!;
+  t.true(fromDate > 55 && fromDate <= 60, `HTTP-date: ${fromDate} s`);
+  t.is(retryAfterSeconds(500, '120'), null);
+  t.is(retryAfterSeconds(429, 'soon'), null);
+});
