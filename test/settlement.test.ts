@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { client } from './support/client.ts';
+import { waitUntil } from './support/receiver.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
 import { settlePayment, expireCharges } from '../src/charges/settlement.ts';
 import { sandboxEndToEndId } from '../src/acquirer/sandbox.ts';
@@ -21,13 +22,9 @@ test.after.always(async () => {
 
 const sql = (q: string, params: unknown[] = []) => app.orm.em.fork().execute(q, params);
 
+// Polls until done(value); fails the test's promise when it never happens.
 async function waitFor<T>(fn: () => Promise<T>, done: (v: T) => boolean, ms = 5000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (done(v) || Date.now() > until) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return waitUntil(async () => { const v = await fn(); return done(v) ? { v } : null; }, ms).then((r) => r.v);
 }
 
 async function newCharge(amount: number, extra: object = {}) {

@@ -63,7 +63,7 @@ export type Proc = { name: string; child: ChildProcess; stop: () => Promise<void
 // Forks apps/<app>/main.ts (or any script) and waits for its "ready" message.
 export async function startProc(name: string, script: string, env: Record<string, string>): Promise<Proc> {
   const child = fork(join(root, script), [], {
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-42',
+    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-42',
       ACQUIRER_WEBHOOK_SECRET: 'bench-acquirer-secret-bench-acquirer-secret', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv: ['--max-semi-space-size=4'], // as package.json's start:* scripts run them
@@ -101,4 +101,11 @@ export function childPids(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+// Sends a message to a bench child process and waits for its answer.
+export async function ask<T>(proc: Proc, message: string): Promise<T> {
+  const reply = once(proc.child, 'message') as Promise<[T]>;
+  proc.child.send(message);
+  return (await reply)[0];
 }

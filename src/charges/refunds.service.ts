@@ -22,6 +22,12 @@ export async function refundCharge(deps: Pick<Deps, 'boss'>, em: EntityManager, 
     const charge = await tx.findOne(Charge, { id, merchant: merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['customer'] });
     if (!charge) throw new NotFoundError('Cobrança não encontrada');
     if (charge.status !== 'PAID') throw new BusinessRuleError('Apenas cobranças pagas podem ser estornadas');
+    charge.status = 'REFUNDED';
+    charge.refundedAt = new Date();
+    const view = chargeView(charge, charge.customer ?? null, { tracking: true });
+    await recordEvent(tx, deps.boss, merchantId, 'charge.refunded', view);
+    await sendInTx(tx, deps.boss, QUEUES.chargeRefund, { chargeId: charge.id, endToEndId: charge.endToEndId!, amount: charge.amount } satisfies RefundJob);
+    // the ledger last (its rows stay locked only until the commit); refused funds roll everything above back
     try {
       await post(tx, 'charge.refund', charge.id, [
         { account: accounts.available(merchantId), amount: -(charge.amount - charge.fee), merchantId },
@@ -32,11 +38,6 @@ export async function refundCharge(deps: Pick<Deps, 'boss'>, em: EntityManager, 
       if (err instanceof InsufficientFundsError) throw new BusinessRuleError('Saldo insuficiente para estornar a cobrança');
       throw err;
     }
-    charge.status = 'REFUNDED';
-    charge.refundedAt = new Date();
-    const view = chargeView(charge, charge.customer ?? null, { tracking: true });
-    await recordEvent(tx, deps.boss, merchantId, 'charge.refunded', view);
-    await sendInTx(tx, deps.boss, QUEUES.chargeRefund, { chargeId: charge.id, endToEndId: charge.endToEndId!, amount: charge.amount } satisfies RefundJob);
     return view;
   });
 }

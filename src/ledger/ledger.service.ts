@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
+import { pgArray } from '../platform/sql.ts';
 
 // Account codes: one "available" and one "blocked" account per merchant, plus the platform's own accounts.
 export const accounts = {
@@ -18,13 +19,39 @@ export class InsufficientFundsError extends BusinessRuleError {
   }
 }
 
+// Account ids never change once created: cached per process so a posting does not look them up every time.
+const accountIds = new Map<string, string>();
+
+async function accountIdsFor(em: EntityManager, postings: Posting[]): Promise<Map<string, string>> {
+  const missing = postings.filter((p) => !accountIds.has(p.account));
+  if (missing.length) {
+    // creating an account takes no lock on an existing one (do nothing on conflict)
+    const created = await em.execute<{ code: string }[]>(
+      `insert into ledger_accounts (id, created_at, updated_at, code, merchant_id, balance)
+       select id, now(), now(), code, merchant_id, 0 from unnest(?::uuid[], ?::text[], ?::uuid[]) as a(id, code, merchant_id)
+       on conflict (code) do nothing returning code`,
+      [pgArray(missing.map(() => newId())), pgArray(missing.map((p) => p.account)), pgArray(missing.map((p) => p.merchantId ?? null))],
+    );
+    const rows = await em.execute<{ id: string; code: string }[]>('select id, code from ledger_accounts where code = any(?::text[])', [pgArray(missing.map((p) => p.account))]);
+    const ours = new Set(created.map((r) => r.code));
+    // an account this transaction created is not cached: a rollback would leave the cache pointing at nothing
+    const found = new Map(rows.map((r) => [r.code, r.id]));
+    for (const r of rows) if (!ours.has(r.code)) accountIds.set(r.code, r.id);
+    return new Map([...accountIds, ...found]);
+  }
+  return accountIds;
+}
+
 /**
  * Posts one balanced transaction, inside the caller's database transaction. Returns false (and changes nothing)
  * when (kind, referenceId) was already posted: the unique key makes every posting idempotent.
- * A merchant account may never go below zero: the guarded UPDATE fails instead, and InsufficientFundsError is thrown.
+ * A merchant account may never go below zero: the guarded UPDATE refuses, and InsufficientFundsError is thrown.
+ * Balances are updated last, with the rows locked in code order: callers post at the end of their transaction so
+ * the hot account rows (the platform's, a busy merchant's) stay locked only until the commit right after.
  */
 export async function post(em: EntityManager, kind: string, referenceId: string, postings: Posting[]): Promise<boolean> {
   if (postings.reduce((s, p) => s + p.amount, 0) !== 0) throw new Error(`unbalanced ledger transaction ${kind} ${referenceId}`);
+  if (new Set(postings.map((p) => p.account)).size !== postings.length) throw new Error(`an account appears twice in ${kind} ${referenceId}`);
   const txId = newId();
   const inserted = await em.execute<{ id: string }[]>(
     `insert into ledger_transactions (id, created_at, updated_at, kind, reference_id) values (?, now(), now(), ?, ?)
@@ -32,28 +59,27 @@ export async function post(em: EntityManager, kind: string, referenceId: string,
     [txId, kind, referenceId],
   );
   if (inserted.length === 0) return false;
-  // Lock accounts in a fixed order so two transactions touching the same accounts cannot deadlock.
-  const sorted = [...postings].sort((a, b) => a.account.localeCompare(b.account));
-  for (const p of sorted) {
-    if (p.amount === 0) continue;
-    // A merchant debit is a guarded UPDATE (never below zero); everything else upserts the account.
-    const rows = p.merchantId && p.amount < 0
-      ? await em.execute<{ id: string }[]>(
-        `update ledger_accounts set balance = balance + ?, updated_at = now() where code = ? and balance + ? >= 0 returning id`,
-        [p.amount, p.account, p.amount],
-      )
-      : await em.execute<{ id: string }[]>(
-        `insert into ledger_accounts (id, created_at, updated_at, code, merchant_id, balance) values (?, now(), now(), ?, ?, ?)
-         on conflict (code) do update set balance = ledger_accounts.balance + excluded.balance, updated_at = now()
-         returning id`,
-        [newId(), p.account, p.merchantId ?? null, p.amount],
-      );
-    if (rows.length === 0) throw new InsufficientFundsError();
-    await em.execute(
-      'insert into ledger_entries (id, created_at, updated_at, transaction_id, account_id, amount) values (?, now(), now(), ?, ?, ?)',
-      [newId(), txId, rows[0].id, p.amount],
-    );
-  }
+  const ids = await accountIdsFor(em, postings);
+  const moves = postings.filter((p) => p.amount !== 0).sort((a, b) => a.account.localeCompare(b.account));
+  const accountsOf = moves.map((p) => ids.get(p.account)!);
+  const amounts = moves.map((p) => p.amount);
+  await em.execute(
+    `insert into ledger_entries (id, created_at, updated_at, transaction_id, account_id, amount)
+     select id, now(), now(), ?, account_id, amount from unnest(?::uuid[], ?::uuid[], ?::bigint[]) as e(id, account_id, amount)`,
+    [txId, pgArray(moves.map(() => newId())), pgArray(accountsOf), pgArray(amounts)],
+  );
+  // lock in a fixed order (no deadlock between two postings), then move the balances; a merchant account never goes negative.
+  // NO KEY UPDATE, as the UPDATE itself takes: a plain FOR UPDATE would conflict with the KEY SHARE locks that the
+  // entries' foreign keys hold and deadlock two concurrent postings.
+  await em.execute('select 1 from ledger_accounts where id = any(?::uuid[]) order by code for no key update', [pgArray(accountsOf)]);
+  const updated = await em.execute<{ id: string }[]>(
+    `update ledger_accounts a set balance = a.balance + m.amount, updated_at = now()
+       from unnest(?::uuid[], ?::bigint[]) as m(account_id, amount)
+      where a.id = m.account_id and (a.merchant_id is null or a.balance + m.amount >= 0)
+      returning a.id`,
+    [pgArray(accountsOf), pgArray(amounts)],
+  );
+  if (updated.length !== moves.length) throw new InsufficientFundsError();
   return true;
 }
 

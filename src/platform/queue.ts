@@ -38,6 +38,7 @@ export async function createBoss(databaseUrl: string, logger: Logger, opts: { su
     max: 5,
   });
   boss.on('error', (err) => logger.error({ err }, 'pg-boss error'));
+  boss.on('warning', (warning) => logger.warn({ warning }, 'pg-boss warning'));
   await boss.start();
   await ensureQueues(boss);
   return boss;

@@ -1,0 +1,71 @@
+// Scenario (b): payment -> webhook received. A steady 100 sandbox payments per second for 30 s; latency is the
+// receiver's arrival time minus the moment the pay request was sent.
+import { freePort, startDatabase, startProc, ask, type Database, type Proc } from './lib/stack.ts';
+import { onboardMerchant } from './lib/merchant.ts';
+import { machine, percentile, report, round, type Row } from './lib/report.ts';
+
+const RATE = Number(process.env.BENCH_RATE || 100);
+const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS || 30);
+
+export async function benchLatency(db?: Database): Promise<{ rows: Row[]; procs: Proc[] }> {
+  const own = !db;
+  db ??= await startDatabase();
+  const procs: Proc[] = [];
+  const rows: Row[] = [];
+  try {
+    const port = await freePort();
+    const receiverPort = await freePort();
+    const receiver = await startProc('receiver', 'bench/receiver-server.ts', { PORT: String(receiverPort), RECORD_IDS: 'true' });
+    procs.push(receiver);
+    const env = { DATABASE_URL: db.url, PORT: String(port) };
+    procs.push(await startProc('api', 'apps/api/main.ts', env), await startProc('worker', 'apps/worker/main.ts', env), await startProc('webhooks', 'apps/webhooks/main.ts', env));
+    const base = `http://127.0.0.1:${port}`;
+    const m = await onboardMerchant(base, db.url);
+    await m.call('POST', '/v1/webhooks/merchant', { url: `http://127.0.0.1:${receiverPort}/hook`, events: ['charge.paid'] });
+
+    // the charges to pay, created beforehand (not measured)
+    const total = RATE * SECONDS;
+    const ids: string[] = [];
+    for (let i = 0; i < total; i += 50) {
+      const batch = await Promise.all(Array.from({ length: Math.min(50, total - i) }, () => m.call('POST', '/v1/charges', { amount: 1000, description: 'latência' })));
+      ids.push(...batch.map((b) => b.charge.id as string));
+    }
+
+    const sentAt = new Map<string, number>();
+    const now = () => performance.timeOrigin + performance.now();
+    const started = performance.now();
+    const pays: Promise<unknown>[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = started + (i * 1000) / RATE; // steady schedule, not "as fast as possible"
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      sentAt.set(ids[i], now());
+      pays.push(m.call('POST', `/v1/sandbox/charges/${ids[i]}/pay`));
+    }
+    await Promise.all(pays);
+    const deadline = Date.now() + 30_000;
+    let report_: { count: number; arrivals: [string, number][] };
+    do {
+      await new Promise((r) => setTimeout(r, 250));
+      report_ = await ask(receiver, 'report');
+    } while (report_.arrivals.length < total && Date.now() < deadline);
+    const latencies = report_.arrivals.filter(([id]) => sentAt.has(id)).map(([id, at]) => at - sentAt.get(id)!);
+    const p50 = round(percentile(latencies, 50)), p99 = round(percentile(latencies, 99));
+    rows.push(
+      { scenario: 'b', metric: `payments sent (${RATE}/s for ${SECONDS} s)`, value: total },
+      { scenario: 'b', metric: 'webhooks received', value: latencies.length, target: String(total), pass: latencies.length === total },
+      { scenario: 'b', metric: 'pay -> webhook p50 ms', value: p50, target: '< 50', pass: p50 < 50 },
+      { scenario: 'b', metric: 'pay -> webhook p99 ms', value: p99, target: '< 250', pass: p99 < 250 },
+      { scenario: 'b', metric: 'pay -> webhook max ms', value: round(Math.max(...latencies)) },
+    );
+  } finally {
+    if (own) {
+      for (const p of procs) await p.stop();
+      await db.stop();
+    }
+  }
+  report('b', rows, { machine: machine(db.version), rate: RATE, seconds: SECONDS });
+  return { rows, procs };
+}
+
+if (import.meta.main) await benchLatency();
