@@ -159,3 +159,17 @@ test('another merchant cannot pay or refund my charge', async (t) => {
   t.is((await other.http.post(`/v1/sandbox/charges/${c.id}/pay`)).status, 404);
   t.is((await other.http.post(`/v1/charges/${c.id}/refund`)).status, 404);
 });
+
+test('the per-status charge counters always equal the charges themselves (one consistent snapshot)', async (t) => {
+  const { m, c } = await newCharge(700);
+  await m.http.post(`/v1/sandbox/charges/${c.id}/pay`);
+  await waitFor(() => m.http.get(`/v1/charges/${c.id}`), (r) => r.body.charge.status === 'PAID');
+  await m.http.post(`/v1/charges/${c.id}/refund`);
+  const drift = await sql(`select coalesce(a.merchant_id, b.merchant_id) as merchant_id, coalesce(a.status, b.status) as status, a.n as rows, b.n as counted
+      from (select merchant_id, status, count(*) as n from charges group by 1, 2) a
+      full join (select merchant_id, status, sum(count) as n from charge_counts group by 1, 2 having sum(count) <> 0) b
+        on a.merchant_id = b.merchant_id and a.status = b.status
+     where a.n is distinct from b.n`);
+  t.deepEqual(drift, []);
+  t.like((await m.http.get('/v1/charges?status=REFUNDED')).body, { total: 1 });
+});

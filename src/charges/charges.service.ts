@@ -132,10 +132,15 @@ export async function getCharge(em: EntityManager, merchantId: string, id: strin
   return charge;
 }
 
+// Newest first; the total comes from the trigger-kept counters, not from counting the merchant's rows.
 export async function listCharges(em: EntityManager, merchantId: string, q: { page: number; limit: number; status?: ChargeStatus }) {
   const where = { merchant: merchantId, ...(q.status ? { status: q.status } : {}) };
-  const [charges, total] = await em.findAndCount(Charge, where, {
-    orderBy: { createdAt: 'desc', id: 'desc' }, limit: q.limit, offset: (q.page - 1) * q.limit, populate: ['customer'],
-  });
-  return { page: q.page, limit: q.limit, total, charges: charges.map((c) => chargeView(c, c.customer ?? null)) };
+  const [charges, [{ total }]] = await Promise.all([
+    em.find(Charge, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: q.limit, offset: (q.page - 1) * q.limit, populate: ['customer'] }),
+    em.fork().execute<{ total: string }[]>(
+      `select coalesce(sum(count), 0) as total from charge_counts where merchant_id = ?${q.status ? ' and status = ?' : ''}`,
+      q.status ? [merchantId, q.status] : [merchantId],
+    ),
+  ]);
+  return { page: q.page, limit: q.limit, total: Number(total), charges: charges.map((c) => chargeView(c, c.customer ?? null)) };
 }
