@@ -12,7 +12,7 @@ export type Deps = { config: Config; orm: MikroORM; boss: PgBoss; logger: Logger
 export async function buildDeps(config: Config, logger: Logger, bossOptions: { supervise?: boolean; schedule?: boolean } = {}): Promise<Deps> {
   const orm = await createOrm(config.databaseUrl, { pool: { min: 0, max: config.dbPoolMax } });
   const boss = await createBoss(config.databaseUrl, logger, bossOptions);
-  return { config, orm, boss, logger, acquirer: createAcquirer(config) };
+  return { config, orm, boss, logger, acquirer: createAcquirer(config, { orm, boss }) };
 }
 
 // Stops fetching jobs (waiting for those in flight), then closes the pool.

@@ -43,6 +43,10 @@ test('register validates every field and answers 400 with field errors', async (
   t.deepEqual(res.body.errors.map((e: { field: string }) => e.field).sort(), ['document', 'email', 'name', 'password']);
   const cnpj = await anon().post('/v1/auth/register', { email: 'cnpj@example.com', password: 'secret-password', name: 'Empresa', document: '11.222.333/0001-81' });
   t.is(cnpj.status, 201);
+  for (const document of [undefined, 52998224725, null, ['52998224725']]) {
+    const res = await anon().post('/v1/auth/register', { email: 'doc@example.com', password: 'secret-password', name: 'Empresa', document });
+    t.is(res.status, 400, JSON.stringify(document));
+  }
   const longPassword = await anon().post('/v1/auth/register', { email: 'long@example.com', password: 'x'.repeat(129), name: 'Empresa', document: cpf() });
   t.is(longPassword.status, 400);
 });

@@ -1,11 +1,30 @@
 import { randomBytes } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Job, JobResult, PgBoss } from 'pg-boss';
+import { QUEUES, sendInTx } from '../platform/queue.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Acquirer, TransferResult } from './acquirer.ts';
 
-export type SandboxDeps = { publicBaseUrl: string };
+// The sandbox keeps its state in the database (sandbox_transfers) so the API, the worker and the CLI share it.
+export type SandboxDeps = { publicBaseUrl: string; orm: MikroORM; boss: PgBoss };
+
+// Destination keys with a scripted outcome (contract: sandbox controls); any other key completes.
+export const SANDBOX_KEYS = { fail: 'fail@sandbox.test', return: 'return@sandbox.test' } as const;
+// Fractions of a second: the outcome arrives asynchronously, as from a real PSP, yet "within a second".
+const SETTLE_AFTER_SECONDS = 0.1;
+const RETURN_AFTER_SECONDS = 0.3;
+const POLL_SECONDS = 0.5; // future-dated jobs are not NOTIFYed: this queue is polled (pg-boss minimum 0.5 s)
+
+export type SandboxTransferJob = { idempotencyKey: string; step: 'settle' | 'return' };
+type TransferRow = { status: TransferResult['status']; batch_id: string | null; failure_reason: string | null };
+
+const resultOf = (row: TransferRow): TransferResult => ({
+  status: row.status, batchId: row.batch_id, ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
+});
 
 // The embedded acquirer used when ACQUIRER=sandbox: no network, instant answers. The payload location is
 // served by this service itself (GET /pix/qr/:txid). Payments are simulated by POST /v1/sandbox/charges/:id/pay.
-export function createSandboxAcquirer({ publicBaseUrl }: SandboxDeps): Acquirer {
+export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps): Acquirer {
   const host = publicBaseUrl.replace(/^https?:\/\//, '');
   return {
     name: 'sandbox',
@@ -16,13 +35,70 @@ export function createSandboxAcquirer({ publicBaseUrl }: SandboxDeps): Acquirer 
     async refund() {
       return { status: 'COMPLETED' };
     },
-    async transferOut(): Promise<TransferResult> {
-      throw new Error('sandbox transfers: not implemented yet');
+    // Idempotent by key: the first call books the transfer (and schedules its outcome), a repeat returns it unchanged.
+    async transferOut({ idempotencyKey, amount, pixKey, pixKeyType, description }) {
+      return orm.em.fork().transactional(async (em) => {
+        const fails = pixKey === SANDBOX_KEYS.fail; // refused up front, before any batch existed
+        const [row] = await em.execute<(TransferRow & { inserted: boolean; amount: number; pix_key: string })[]>(
+          `insert into sandbox_transfers (idempotency_key, amount, pix_key, pix_key_type, description, status, batch_id, failure_reason, requests, created_at, updated_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?, 1, now(), now())
+           on conflict (idempotency_key) do update set requests = sandbox_transfers.requests + 1
+           returning status, batch_id, failure_reason, amount, pix_key, (xmax = 0) as inserted`,
+          [idempotencyKey, amount, pixKey, pixKeyType, description, fails ? 'FAILED' : 'PROCESSING',
+            fails ? null : `sbx-batch-${randomBytes(8).toString('hex')}`, fails ? 'Chave PIX de destino recusada (sandbox)' : null],
+        );
+        if (!row.inserted && (row.amount !== amount || row.pix_key !== pixKey)) {
+          throw new Error(`sandbox: idempotency key ${idempotencyKey} reused for a different transfer`);
+        }
+        if (row.inserted && !fails) await schedule(em, boss, { idempotencyKey, step: 'settle' }, SETTLE_AFTER_SECONDS);
+        return resultOf(row);
+      });
     },
-    async getTransfer() {
-      return null;
+    async getTransfer(idempotencyKey) {
+      const [row] = await orm.em.fork().execute<TransferRow[]>(
+        'select status, batch_id, failure_reason from sandbox_transfers where idempotency_key = ?', [idempotencyKey]);
+      return row ? resultOf(row) : null;
     },
   };
+}
+
+async function schedule(em: EntityManager, boss: PgBoss, job: SandboxTransferJob, afterSeconds: number) {
+  await sendInTx(em, boss, QUEUES.sandboxTransfer, job, { startAfter: afterSeconds });
+}
+
+// One step of a sandbox transfer's life (PROCESSING -> COMPLETED [-> RETURNED]); a repeated step changes nothing.
+// Returns the transfer as the acquirer now sees it.
+async function advance({ orm, boss }: Pick<SandboxDeps, 'orm' | 'boss'>, { idempotencyKey, step }: SandboxTransferJob): Promise<TransferResult | null> {
+  return orm.em.fork().transactional(async (em) => {
+    if (step === 'settle') {
+      const done = await em.execute<{ pix_key: string }[]>(
+        `update sandbox_transfers set status = 'COMPLETED', updated_at = now()
+         where idempotency_key = ? and status = 'PROCESSING' returning pix_key`, [idempotencyKey]);
+      if (done[0]?.pix_key === SANDBOX_KEYS.return) await schedule(em, boss, { idempotencyKey, step: 'return' }, RETURN_AFTER_SECONDS);
+    } else {
+      await em.execute(`update sandbox_transfers set status = 'RETURNED', updated_at = now()
+         where idempotency_key = ? and status = 'COMPLETED'`, [idempotencyKey]);
+    }
+    const [row] = await em.execute<TransferRow[]>(
+      'select status, batch_id, failure_reason from sandbox_transfers where idempotency_key = ?', [idempotencyKey]);
+    return row ? resultOf(row) : null;
+  });
+}
+
+export type TransferReport = (idempotencyKey: string, result: TransferResult) => Promise<void>;
+
+// The sandbox's asynchronous side, run by the worker: advances each transfer, then notifies the service through
+// `report` (the entry a real acquirer's transfer notification uses). A failed report fails the job, so it is retried.
+// `settleEach` runs a batch's jobs concurrently, settling each on its own.
+export async function workSandboxTransfers(deps: Pick<SandboxDeps, 'orm' | 'boss'> & { logger: Logger }, report: TransferReport,
+  settleEach: <T>(jobs: Job<T>[], run: (data: T) => Promise<void>) => Promise<JobResult[]>): Promise<void> {
+  await deps.boss.work<SandboxTransferJob>(QUEUES.sandboxTransfer,
+    { pollingIntervalSeconds: POLL_SECONDS, notifyPollingIntervalSeconds: POLL_SECONDS, batchSize: 20, burstWhenBatchFull: true, perJobResults: true },
+    (jobs) => settleEach(jobs, async (data) => {
+      const result = await advance(deps, data);
+      if (result) await report(data.idempotencyKey, result);
+      else deps.logger.warn({ idempotencyKey: data.idempotencyKey }, 'sandbox transfer not found');
+    }));
 }
 
 // An end-to-end id shaped like the real ones: E + ISPB (8) + yyyyMMddHHmm + 11 random alphanumerics = 32 chars.

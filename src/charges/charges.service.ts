@@ -132,15 +132,37 @@ export async function getCharge(em: EntityManager, merchantId: string, id: strin
   return charge;
 }
 
-// Newest first; the total comes from the trigger-kept counters, not from counting the merchant's rows.
+type ListRow = {
+  total: string; id: string; txid: string; qr_code: string; amount: number; fee: number; status: ChargeStatus; description: string;
+  expires_in: number; created_at: string; expires_at: string; end_to_end_id: string | null; paid_at: string | null;
+  canceled_at: string | null; refunded_at: string | null; customer_id: string | null; customer_name: string | null; customer_document: string | null;
+};
+
+const at = (v: string | null) => (v === null ? null : new Date(v));
+
+/**
+ * Newest first, in one statement: the total from the trigger-kept counters (never a count over the merchant's rows),
+ * the page's ids from the (merchant[, status], created_at, id) index, then just those rows and their customers.
+ */
 export async function listCharges(em: EntityManager, merchantId: string, q: { page: number; limit: number; status?: ChargeStatus }) {
-  const where = { merchant: merchantId, ...(q.status ? { status: q.status } : {}) };
-  const [charges, [{ total }]] = await Promise.all([
-    em.find(Charge, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: q.limit, offset: (q.page - 1) * q.limit, populate: ['customer'] }),
-    em.fork().execute<{ total: string }[]>(
-      `select coalesce(sum(count), 0) as total from charge_counts where merchant_id = ?${q.status ? ' and status = ?' : ''}`,
-      q.status ? [merchantId, q.status] : [merchantId],
-    ),
-  ]);
-  return { page: q.page, limit: q.limit, total: Number(total), charges: charges.map((c) => chargeView(c, c.customer ?? null)) };
+  const offset = (q.page - 1) * q.limit;
+  const status = q.status ? ' and status = ?' : '';
+  const rows = await em.execute<ListRow[]>(
+    `select n.total, ch.id, ch.txid, ch.qr_code, ch.amount, ch.fee, ch.status, ch.description, ch.expires_in, ch.created_at,
+            ch.expires_at, ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at,
+            cu.id as customer_id, cu.name as customer_name, cu.document as customer_document
+       from (select coalesce(sum(count), 0) as total from charge_counts where merchant_id = ?${status}) n
+       left join lateral (select id from charges where merchant_id = ?${status} and n.total > ?
+                           order by created_at desc, id desc limit ? offset ?) p on true
+       left join charges ch on ch.id = p.id
+       left join customers cu on cu.id = ch.customer_id
+      order by ch.created_at desc, ch.id desc`,
+    [merchantId, ...(q.status ? [q.status] : []), merchantId, ...(q.status ? [q.status] : []), offset, q.limit, offset],
+  );
+  const charges = rows[0].id ? rows.map((r) => chargeView({
+    id: r.id, txid: r.txid, qrCode: r.qr_code, amount: r.amount, fee: r.fee, status: r.status, description: r.description,
+    expiresIn: r.expires_in, createdAt: at(r.created_at)!, expiresAt: at(r.expires_at)!, endToEndId: r.end_to_end_id,
+    paidAt: at(r.paid_at), canceledAt: at(r.canceled_at), refundedAt: at(r.refunded_at),
+  }, r.customer_id ? { id: r.customer_id, name: r.customer_name!, document: r.customer_document! } : null)) : [];
+  return { page: q.page, limit: q.limit, total: Number(rows[0].total), charges };
 }

@@ -31,12 +31,15 @@ export const createChargeRules = [
     .withMessage('cada campo de tracking deve ser texto de até 255 caracteres'),
 ];
 
+// A repeated parameter (?page=1&page=2) arrives as an array: refused, not half-validated.
+const single = (name: string) => query(name).optional().not().isArray().withMessage(`${name} deve aparecer uma única vez`).bail();
+
 export const listQueryRules = [
-  query('page').optional().isInt({ min: 1 }).withMessage('page deve ser um inteiro >= 1').toInt(),
-  query('limit').optional().isInt({ min: 1, max: 100 }).withMessage('limit deve ser um inteiro entre 1 e 100').toInt(),
+  single('page').isInt({ min: 1, max: 2_147_483_647 }).withMessage('page deve ser um inteiro >= 1').toInt(),
+  single('limit').isInt({ min: 1, max: 100 }).withMessage('limit deve ser um inteiro entre 1 e 100').toInt(),
 ];
 
 export const listChargesRules = [
   ...listQueryRules,
-  query('status').optional().isIn(CHARGE_STATUSES).withMessage(`status deve ser um de: ${CHARGE_STATUSES.join(', ')}`),
+  single('status').isIn(CHARGE_STATUSES).withMessage(`status deve ser um de: ${CHARGE_STATUSES.join(', ')}`),
 ];

@@ -1,8 +1,8 @@
 import { isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils';
 
 // CPF (11 digits) or CNPJ (14 digits), check digits validated; punctuation is accepted and stripped.
-export function normalizeDocument(input: string): string {
-  return input.replace(/[.\-/\s]/g, '');
+export function normalizeDocument<T>(input: T): T | string {
+  return typeof input === 'string' ? input.replace(/[.\-/\s]/g, '') : input; // non-strings are left for the validator to refuse
 }
 
 export function isValidDocument(input: unknown): boolean {

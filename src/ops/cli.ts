@@ -8,9 +8,10 @@ import { embeddedDatabaseUrl } from '../platform/embedded-pg.ts';
 import { authCommands } from '../auth/auth.ops.ts';
 import { merchantCommands } from '../merchants/merchants.ops.ts';
 import { webhookCommands } from '../webhooks/webhooks.ops.ts';
-import { OpsError, type Command } from './command.ts';
+import { ledgerCommands } from '../ledger/ledger.ops.ts';
+import { OpsError, OpsFailure, type Command } from './command.ts';
 
-export const commands: Command[] = [...merchantCommands, ...authCommands, ...webhookCommands];
+export const commands: Command[] = [...merchantCommands, ...authCommands, ...webhookCommands, ...ledgerCommands];
 
 function usage(): string {
   const lines = ['usage: npm run ops -- <command> [--flags]   (prints JSON; exit 1 on error)', '', 'commands:'];
@@ -68,6 +69,7 @@ export async function main(argv: string[], io: Io = { out: console.log, err: con
     return 0;
   } catch (err) {
     if (!(err instanceof OpsError)) throw err;
+    if (err instanceof OpsFailure) io.out(JSON.stringify(err.result, null, 2));
     io.err(`${name}: ${err.message}`);
     return 1;
   } finally {

@@ -14,3 +14,12 @@ export type Command = {
 
 // An operator mistake (unknown e-mail, bad flag value): printed as one line, exit code 1.
 export class OpsError extends Error {}
+
+// A check that ran and found problems: its report is printed as JSON like any result, and the exit code is 1.
+export class OpsFailure extends OpsError {
+  result: unknown;
+  constructor(message: string, result: unknown) {
+    super(message);
+    this.result = result;
+  }
+}

@@ -2,8 +2,32 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { PIX_KEY_TYPES } from '../pix-keys/pix-key.entity.ts';
+import { WITHDRAWAL_COUNT_SHARDS } from './withdrawal-count.entity.ts';
 
 export const WITHDRAWAL_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
+
+// Statement triggers keep withdrawal_counts exact for any insert (one row or a bulk seed) or delete, in the same
+// transaction. A trigger with a transition table takes one event, hence two. Declared here so MikroORM's schema
+// diff knows them (it would otherwise propose dropping them); created by the withdrawals migration.
+function countTrigger(event: 'insert' | 'delete') {
+  const [table, sign, rows] = event === 'insert' ? ['inserted', '', 'new'] : ['deleted', '-', 'old'];
+  const fn = `"withdrawals_count_${event}_fn"`;
+  return {
+    name: `count_${event}`,
+    timing: 'after' as const,
+    events: [event],
+    forEach: 'statement' as const,
+    expression: `create or replace function ${fn}() returns trigger as $$ begin `
+      + `insert into "withdrawal_counts" ("merchant_id", "shard", "count") `
+      + `select "merchant_id", floor(random() * ${WITHDRAWAL_COUNT_SHARDS})::smallint, ${sign}count(*) from ${table} group by "merchant_id" `
+      + `on conflict ("merchant_id", "shard") do update set "count" = "withdrawal_counts"."count" + excluded."count"; `
+      + `return null; end; $$ language plpgsql;\n`
+      + `create trigger "count_${event}" after ${event} on "withdrawals" referencing ${rows} table as ${table} `
+      + `for each statement execute function ${fn}();`,
+  };
+}
+
+export const WITHDRAWAL_TRIGGERS = [countTrigger('insert'), countTrigger('delete')];
 
 // returnedAt: the transfer completed and was later returned by the receiving bank (money credited back).
 export const Withdrawal = defineEntity({
@@ -11,6 +35,7 @@ export const Withdrawal = defineEntity({
   tableName: 'withdrawals',
   extends: BaseSchema,
   uniques: [{ properties: ['merchant', 'idempotencyKey'] }],
+  triggers: WITHDRAWAL_TRIGGERS,
   indexes: [
     { name: 'withdrawals_merchant_created_idx', expression: 'create index "withdrawals_merchant_created_idx" on "withdrawals" ("merchant_id", "created_at" desc, "id" desc)' },
     { name: 'withdrawals_processing_idx', expression: `create index "withdrawals_processing_idx" on "withdrawals" ("updated_at") where "status" = 'PROCESSING'` },

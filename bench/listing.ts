@@ -1,0 +1,63 @@
+// Scenario (d): GET /v1/merchants/me/withdrawals and GET /v1/charges for a merchant with 1,000,000 of each
+// (seeded in bulk), page 1 and page 1,000, p50/p99 over sequential requests.
+import { freePort, startDatabase, startProc, type Database, type Proc } from './lib/stack.ts';
+import { onboardMerchant } from './lib/merchant.ts';
+import { machine, percentile, report, round, type Row } from './lib/report.ts';
+import { createOrm } from '../src/platform/db.ts';
+import { seedWithdrawals } from '../src/withdrawals/withdrawals.seed.ts';
+import { seedCharges } from '../src/charges/charges.seed.ts';
+
+const ROWS = Number(process.env.BENCH_ROWS || 1_000_000);
+const SAMPLES = Number(process.env.BENCH_SAMPLES || 300);
+
+async function latencies(url: string, apiKey: string): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < SAMPLES + 20; i++) {
+    const t = performance.now();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
+    const body = await res.json() as { total: number };
+    if (res.status !== 200 || body.total < ROWS) throw new Error(`${url}: ${res.status} total ${body.total}`);
+    if (i >= 20) out.push(performance.now() - t); // the first 20 warm caches and the JIT
+  }
+  return out;
+}
+
+export async function benchListing(db?: Database): Promise<Row[]> {
+  const own = !db;
+  db ??= await startDatabase();
+  const rows: Row[] = [];
+  const procs: Proc[] = [];
+  try {
+    const port = await freePort();
+    procs.push(await startProc('api', 'apps/api/main.ts', { DATABASE_URL: db.url, PORT: String(port) }));
+    const base = `http://127.0.0.1:${port}`;
+    const m = await onboardMerchant(base, db.url);
+    const orm = await createOrm(db.url, { pool: { min: 0, max: 2 } });
+    const seedStart = performance.now();
+    await seedWithdrawals(orm.em.fork(), m.merchantId, ROWS);
+    await seedCharges(orm.em.fork(), m.merchantId, ROWS);
+    await orm.close();
+    rows.push({ scenario: 'd', metric: `seeding 2 x ${ROWS} rows (s)`, value: round((performance.now() - seedStart) / 1000) });
+    const targets: [string, string, number][] = [
+      ['withdrawals page 1', '/v1/merchants/me/withdrawals?page=1&limit=20', 10],
+      ['withdrawals page 1000', '/v1/merchants/me/withdrawals?page=1000&limit=20', 50],
+      ['charges page 1', '/v1/charges?page=1&limit=20', 10],
+      ['charges page 1000', '/v1/charges?page=1000&limit=20', 50],
+    ];
+    for (const [name, path, target] of targets) {
+      const l = await latencies(base + path, m.apiKey);
+      const p99 = round(percentile(l, 99));
+      rows.push(
+        { scenario: 'd', metric: `${name} p50 ms`, value: round(percentile(l, 50)) },
+        { scenario: 'd', metric: `${name} p99 ms`, value: p99, target: `< ${target}`, pass: p99 < target },
+      );
+    }
+  } finally {
+    for (const p of procs) await p.stop();
+    if (own) await db.stop();
+  }
+  report('d', rows, { machine: machine(db.version), rows: ROWS, samples: SAMPLES });
+  return rows;
+}
+
+if (import.meta.main) await benchListing();
