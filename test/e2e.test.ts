@@ -67,3 +67,48 @@ test('register, onboard, charge, scan, pay in sandbox, receive a verified charge
   }, 5000, 'delivery log');
   t.like(logs[0], { event: 'charge.paid', attempts: 1, statusCode: 200, success: true, deliveryId: delivery.headers['webhook-id'] });
 });
+
+test('two payments, a withdrawal that completes (with its webhook), an overdraft refused, a concurrent burst, a clean ledger', async (t) => {
+  const email = 'mercado@example.com';
+  const reg = await client(app.baseUrl).post('/v1/auth/register', { email, password: 'uma senha forte', name: 'Mercado Central', document: '52998224725' });
+  await operator('kyc:approve', '--email', email);
+  await operator('acquirer:configure', '--email', email);
+  const http = client(app.baseUrl, reg.body.token);
+  await http.post('/v1/merchants/me/pix-keys', { type: 'CPF', key: '52998224725' });
+  const hook = await http.post('/v1/webhooks/merchant', { url: receiver.url('/saques'), events: ['withdraw.completed'] });
+  t.is(hook.status, 201);
+
+  for (const amount of [10_000, 5_000]) {
+    const c = (await http.post('/v1/charges', { amount, description: 'venda' })).body.charge;
+    await http.post(`/v1/sandbox/charges/${c.id}/pay`);
+    await waitUntil(async () => (await http.get(`/v1/charges/${c.id}`)).body.charge.status === 'PAID', 5000, 'payment');
+  }
+  const net = 10_000 - 99 + 5_000 - 50;
+  t.is((await http.get('/v1/merchants/me/balance')).body.available, net);
+
+  const w = await http.post('/v1/merchants/me/withdrawals', { amount: 3_000, pixKey: 'fornecedor@example.com', pixKeyType: 'EMAIL', description: 'fornecedor' });
+  t.is(w.status, 201);
+  t.like(w.body.withdrawal, { amount: 3_000, status: 'PROCESSING', pixKeyType: 'EMAIL' });
+  const done = await waitUntil(async () => {
+    const list = (await http.get('/v1/merchants/me/withdrawals')).body;
+    return list.withdrawals[0]?.status === 'COMPLETED' ? list : null;
+  }, 5000, 'withdrawal completed');
+  t.like(done, { page: 1, limit: 20, total: 1 });
+  t.truthy(done.withdrawals[0].batchId);
+  const delivered = await waitUntil(async () => receiver.requests.find((r) => r.path === '/saques'), 5000, 'withdraw.completed webhook');
+  t.is(JSON.parse(delivered.body).event, 'withdraw.completed');
+
+  const over = await http.post('/v1/merchants/me/withdrawals', { amount: net, pixKey: 'fornecedor@example.com', pixKeyType: 'EMAIL' });
+  t.deepEqual([over.status, over.body], [422, { message: 'Saldo insuficiente' }]);
+
+  // a burst that the balance covers only partly: never below zero, every centavo accounted for
+  const available = net - 3_000;
+  const burst = await Promise.all(Array.from({ length: 12 }, () =>
+    http.post('/v1/merchants/me/withdrawals', { amount: 1_500, pixKey: 'fornecedor@example.com', pixKeyType: 'EMAIL' })));
+  const accepted = burst.filter((r) => r.status === 201).length;
+  t.is(accepted, Math.floor(available / 1_500));
+  t.true(burst.every((r) => r.status === 201 || (r.status === 422 && r.body.message === 'Saldo insuficiente')));
+  t.is((await http.get('/v1/merchants/me/balance')).body.available, available - accepted * 1_500);
+  const verify = await operator('ledger:verify');
+  t.true(verify.ok);
+});

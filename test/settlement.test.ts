@@ -148,7 +148,7 @@ test('refund is refused with 422 when the balance cannot cover it, and changes n
   // the money left the balance meanwhile (as a withdrawal would take it)
   await sql(`update ledger_accounts set balance = 100 where code = ?`, [`merchant:${m.merchantId}:available`]);
   const res = await m.http.post(`/v1/charges/${c.id}/refund`);
-  t.is(res.status, 422);
+  t.deepEqual([res.status, res.body], [422, { message: 'Saldo insuficiente' }]);
   t.is((await m.http.get(`/v1/charges/${c.id}`)).body.charge.status, 'PAID');
   await sql(`update ledger_accounts set balance = 9901 where code = ?`, [`merchant:${m.merchantId}:available`]);
 });
@@ -172,4 +172,13 @@ test('the per-status charge counters always equal the charges themselves (one co
      where a.n is distinct from b.n`);
   t.deepEqual(drift, []);
   t.like((await m.http.get('/v1/charges?status=REFUNDED')).body, { total: 1 });
+});
+
+test('an idempotent replay answers with the creation\'s body even after the charge was paid', async (t) => {
+  const m = await createOnboardedMerchant(app);
+  const keyed = await m.http.post('/v1/charges', { amount: 300, description: 'replay' }, { 'x-idempotency-key': 'r-1' });
+  await m.http.post(`/v1/sandbox/charges/${keyed.body.charge.id}/pay`);
+  await waitFor(() => m.http.get(`/v1/charges/${keyed.body.charge.id}`), (r) => r.body.charge.status === 'PAID');
+  const replay = await m.http.post('/v1/charges', { amount: 300, description: 'replay' }, { 'x-idempotency-key': 'r-1' });
+  t.deepEqual([replay.status, replay.body], [200, keyed.body]);
 });

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
 import { Charge } from '../charges/charge.entity.ts';
+import { PixKey } from '../pix-keys/pix-key.entity.ts';
 import { getCharge } from '../charges/charges.service.ts';
 import { acceptPaymentNotifications } from '../charges/settlement.ts';
 import { sandboxEndToEndId } from './sandbox.ts';
@@ -27,14 +28,15 @@ export function pixLocationRoutes(): Router {
   router.get('/qr/:txid', async (req, res) => {
     const charge = await req.em.findOne(Charge, { txid: req.params.txid }, { populate: ['merchant'] });
     if (!charge) throw new NotFoundError('Cobrança não encontrada');
+    const key = await req.em.findOne(PixKey, { merchant: charge.merchant, status: 'ACTIVE' }, { orderBy: { createdAt: 'asc' } });
     const reais = (charge.amount / 100).toFixed(2);
     res.json({
       txid: charge.txid,
       revisao: 0,
-      status: charge.status === 'PENDING' ? 'ATIVA' : charge.status === 'PAID' ? 'CONCLUIDA' : 'REMOVIDA_PELO_PSP',
+      status: charge.status === 'PENDING' ? 'ATIVA' : charge.status === 'PAID' || charge.status === 'REFUNDED' ? 'CONCLUIDA' : 'REMOVIDA_PELO_PSP',
       calendario: { criacao: charge.createdAt.toISOString(), apresentacao: new Date().toISOString(), expiracao: charge.expiresIn },
       valor: { original: reais },
-      chave: charge.merchant.id,
+      chave: key?.key ?? null,
       solicitacaoPagador: charge.description,
       recebedor: { nome: charge.merchant.name },
     });

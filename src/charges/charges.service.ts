@@ -94,7 +94,11 @@ export async function createCharge(deps: Pick<Deps, 'acquirer' | 'config'>, em: 
   input: CreateChargeInput, idempotencyKey?: string): Promise<CreateChargeResult> {
   const merchantId = merchant.id;
   const hash = idempotencyKey ? requestHash(input) : null;
-  const replay = (c: ICharge) => ({ charge: chargeView(c, c.customer ?? null, { image: true, tracking: true }), replayed: true });
+  // a replay answers with the creation's body (contract), whatever happened to the charge since
+  const replay = (c: ICharge) => ({
+    charge: chargeView({ ...c, status: 'PENDING', endToEndId: null, paidAt: null, canceledAt: null, refundedAt: null }, c.customer ?? null, { image: true, tracking: true }),
+    replayed: true,
+  });
   if (idempotencyKey) {
     const existing = await findByIdempotencyKey(em, merchantId, idempotencyKey, hash!);
     if (existing) return replay(existing);

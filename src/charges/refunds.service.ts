@@ -35,7 +35,7 @@ export async function refundCharge(deps: Pick<Deps, 'boss'>, em: EntityManager, 
         { account: accounts.acquirerSettlement, amount: charge.amount },
       ]);
     } catch (err) {
-      if (err instanceof InsufficientFundsError) throw new BusinessRuleError('Saldo insuficiente para estornar a cobrança');
+      if (err instanceof InsufficientFundsError) throw new BusinessRuleError('Saldo insuficiente');
       throw err;
     }
     return view;

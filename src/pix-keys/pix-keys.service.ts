@@ -12,7 +12,7 @@ export async function createPixKey(em: EntityManager, boss: PgBoss, merchantId: 
     const existing = await tx.findOne(PixKey, { merchant: merchantId, type, key, status: 'ACTIVE' });
     if (existing) throw new ConflictError('Chave PIX já cadastrada');
     const pixKey = tx.create(PixKey, { merchant: merchantId, type, key });
-    await recordEvent(tx, boss, merchantId, 'pixkey.updated', { action: 'created', pixKey: pixKeyView(pixKey) });
+    await recordEvent(tx, boss, merchantId, 'pixkey.updated', pixKeyView(pixKey)); // data: the key as the API shows it (ACTIVE)
     return pixKeyView(pixKey);
   });
 }
@@ -29,7 +29,7 @@ export async function deletePixKey(em: EntityManager, boss: PgBoss, merchantId: 
     if (!pixKey) throw new NotFoundError('Chave PIX não encontrada');
     if (pixKey.status === 'INACTIVE') return;
     pixKey.status = 'INACTIVE';
-    await recordEvent(tx, boss, merchantId, 'pixkey.updated', { action: 'deleted', pixKey: pixKeyView(pixKey) });
+    await recordEvent(tx, boss, merchantId, 'pixkey.updated', pixKeyView(pixKey)); // now INACTIVE
   });
 }
 
