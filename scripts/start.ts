@@ -56,10 +56,11 @@ async function stopAll(code: number): Promise<never> {
 const env = { ...process.env };
 if (!config.databaseUrl) {
   const port = process.env.EMBEDDED_PG_PORT || '54329'; // embeddedDatabaseUrl() agrees
-  database = spawnChild('postgres', 'scripts/embedded-pg.ts', [`${root}.data/pg`, port, 'pix'], env);
+  const dir = process.env.EMBEDDED_PG_DIR || `${root}.data/pg`;
+  database = spawnChild('postgres', 'scripts/embedded-pg.ts', [dir, port, 'pix'], env);
   const [msg] = await once(database, 'message') as [{ url: string }];
   env.DATABASE_URL = msg.url;
-  logger.info({ port }, 'embedded PostgreSQL started (.data/pg)');
+  logger.info({ port, dir }, 'embedded PostgreSQL started');
 }
 await setupDatabase(env.DATABASE_URL!, logger).catch((err: unknown) => fatal(logger, err));
 

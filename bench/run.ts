@@ -1,0 +1,44 @@
+// `npm run bench`: every scenario in one run on one machine, one table, bench/results/latest.json.
+// Each scenario also runs alone: node bench/<charges|latency|deliveries|listing|startup>.ts.
+import { writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startDatabase, root } from './lib/stack.ts';
+import { machine, type Row } from './lib/report.ts';
+import { benchCharges } from './charges.ts';
+import { benchLatency } from './latency.ts';
+import { benchDeliveries } from './deliveries.ts';
+import { benchListing } from './listing.ts';
+import { benchStartup } from './startup.ts';
+
+const rows: Row[] = [];
+const scenarios: [string, (db: Awaited<ReturnType<typeof startDatabase>>) => Promise<Row[]>][] = [
+  ['a', (db) => benchCharges(db)],
+  ['b', async (db) => {
+    const { rows: r, procs } = await benchLatency(db);
+    // RSS of each process at the end of (b)
+    const rss = procs.filter((p) => p.name !== 'receiver').map((p) => ({ scenario: 'e', metric: `${p.name} RSS MB after (b)`, value: p.rssMb() } as Row));
+    for (const p of procs) await p.stop();
+    return [...r, ...rss];
+  }],
+  ['c', (db) => benchDeliveries(db)],
+  ['d', (db) => benchListing(db)],
+];
+for (const [name, run] of scenarios) {
+  const db = await startDatabase(`pix_bench_${name}_${process.pid}`); // a fresh database per scenario
+  try {
+    rows.push(...await run(db));
+  } finally {
+    await db.stop();
+  }
+}
+rows.push(...await benchStartup());
+
+const file = join(root, 'bench/results/latest.json');
+const all = JSON.parse(readFileSync(file, 'utf8'));
+const db = await startDatabase(`pix_bench_v_${process.pid}`);
+all.summary = { at: new Date().toISOString(), machine: machine(db.version), rows };
+await db.stop();
+writeFileSync(file, JSON.stringify(all, null, 2));
+console.log('\n## All scenarios\n');
+console.log('| scenario | metric | value | target | pass |\n|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.scenario} | ${r.metric} | ${r.value} | ${r.target ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'NO'} |`);
