@@ -1,4 +1,5 @@
-import { body, header, query } from 'express-validator';
+import { body } from 'express-validator';
+import { idempotencyKeyRule, listQueryRules, singleQuery } from '../platform/validation.ts';
 import { isValidDocument, normalizeDocument } from '../merchants/documents.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';
 
@@ -7,9 +8,6 @@ const MAX_INT = 2_147_483_647;
 const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 // JSON integers only: "100" (a string) or 1.5 are refused rather than coerced.
 const integer = (min: number, max: number) => (v: unknown) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
-
-export const idempotencyKeyRule = header('x-idempotency-key').optional()
-  .isLength({ min: 1, max: 64 }).withMessage('x-idempotency-key deve ter de 1 a 64 caracteres');
 
 export const createChargeRules = [
   idempotencyKeyRule,
@@ -31,15 +29,7 @@ export const createChargeRules = [
     .withMessage('cada campo de tracking deve ser texto de até 255 caracteres'),
 ];
 
-// A repeated parameter (?page=1&page=2) arrives as an array: refused, not half-validated.
-const single = (name: string) => query(name).optional().not().isArray().withMessage(`${name} deve aparecer uma única vez`).bail();
-
-export const listQueryRules = [
-  single('page').isInt({ min: 1, max: 2_147_483_647 }).withMessage('page deve ser um inteiro >= 1').toInt(),
-  single('limit').isInt({ min: 1, max: 100 }).withMessage('limit deve ser um inteiro entre 1 e 100').toInt(),
-];
-
 export const listChargesRules = [
   ...listQueryRules,
-  single('status').isIn(CHARGE_STATUSES).withMessage(`status deve ser um de: ${CHARGE_STATUSES.join(', ')}`),
+  singleQuery('status').isIn(CHARGE_STATUSES).withMessage(`status deve ser um de: ${CHARGE_STATUSES.join(', ')}`),
 ];

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { validationResult, type ValidationChain } from 'express-validator';
+import { header, query, validationResult, type ValidationChain } from 'express-validator';
 import { ValidationError } from './errors.ts';
 
 // Runs the chains, then answers 400 with every field error (contract: { message, errors: [{ field, message }] }).
@@ -19,3 +19,15 @@ export function validate(chains: ValidationChain[]): RequestHandler[] {
   };
   return [...chains, check];
 }
+
+// A repeated parameter (?page=1&page=2) arrives as an array: refused, not half-validated.
+export const singleQuery = (name: string) => query(name).optional().not().isArray().withMessage(`${name} deve aparecer uma única vez`).bail();
+
+// page >= 1 and limit 1..100 of every listing (spec 4.9, contract "Lists").
+export const listQueryRules = [
+  singleQuery('page').isInt({ min: 1, max: 2_147_483_647 }).withMessage('page deve ser um inteiro >= 1').toInt(),
+  singleQuery('limit').isInt({ min: 1, max: 100 }).withMessage('limit deve ser um inteiro entre 1 e 100').toInt(),
+];
+
+export const idempotencyKeyRule = header('x-idempotency-key').optional()
+  .isLength({ min: 1, max: 64 }).withMessage('x-idempotency-key deve ter de 1 a 64 caracteres');

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { body, header, matchedData, query } from 'express-validator';
+import { body, matchedData } from 'express-validator';
 import type { Deps } from '../deps.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { validate } from '../platform/validation.ts';
+import { idempotencyKeyRule, listQueryRules, validate } from '../platform/validation.ts';
 import { PIX_KEY_TYPES, type PixKeyType } from '../pix-keys/pix-key.entity.ts';
 import { isValidPixKey, normalizePixKey } from '../pix-keys/format.ts';
 import { creationView, createWithdrawal, getWithdrawal, listWithdrawals, withdrawalView, type WithdrawalInput } from './withdrawals.service.ts';
@@ -33,15 +33,7 @@ const createRules = [
     .customSanitizer((key: string, { req }) => (isPixKeyType(req.body.pixKeyType) ? normalizePixKey(req.body.pixKeyType, key) : key)),
   body('description').optional({ values: 'null' }).isString().withMessage('description deve ser um texto').bail()
     .isLength({ max: 255 }).withMessage('description deve ter no máximo 255 caracteres'),
-  header('x-idempotency-key').optional().isLength({ min: 1, max: 64 }).withMessage('x-idempotency-key deve ter de 1 a 64 caracteres'),
-];
-
-// A repeated query parameter arrives as an array: refused like any other malformed value.
-const pageRules = [
-  query('page').optional().not().isArray().bail().isInt({ min: 1, max: 2_147_483_647 }).toInt()
-    .withMessage('page deve ser um inteiro maior ou igual a 1'),
-  query('limit').optional().not().isArray().bail().isInt({ min: 1, max: 100 }).toInt()
-    .withMessage('limit deve ser um inteiro de 1 a 100'),
+  idempotencyKeyRule,
 ];
 
 // /v1/merchants/me/withdrawals (spec 4.8, 4.9; contract "Withdrawals").
@@ -57,7 +49,7 @@ export function withdrawalRoutes({ boss }: Deps): Router {
     res.status(replayed ? 200 : 201).json({ withdrawal: creationView(withdrawal) });
   });
 
-  router.get('/', ...validate(pageRules), async (req, res) => {
+  router.get('/', ...validate(listQueryRules), async (req, res) => {
     // Express 5's req.query is read-only: the sanitized (integer) values live in matchedData
     const { page = 1, limit = 20 } = matchedData(req, { locations: ['query'] }) as { page?: number; limit?: number };
     res.json(await listWithdrawals(req.em, merchantIdOf(req), page, limit));
