@@ -6,6 +6,7 @@ import { main } from '../src/ops/cli.ts';
 import { User } from '../src/auth/user.entity.ts';
 import { signJwt } from '../src/auth/tokens.ts';
 import type { TestApp } from './support/app.ts';
+import { waitUntil } from './support/receiver.ts';
 
 // Gives a merchant a balance the way a settled payment would: a balanced ledger transaction.
 export async function fund(app: TestApp, merchantId: string, amount: number): Promise<void> {
@@ -28,14 +29,9 @@ export const ledgerKinds = async (app: TestApp, withdrawalId: string) =>
 export const sandboxTransfers = (app: TestApp, withdrawalId: string) =>
   sql<{ status: string; requests: number; batch_id: string | null }>(app, 'select status, requests, batch_id from sandbox_transfers where idempotency_key = ?', [withdrawalId]);
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+// Polls until the probe returns something truthy (one polling helper for the whole suite: support/receiver.ts).
+export function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+  return waitUntil(probe, timeoutMs, what) as Promise<T>;
 }
 
 // A user with no merchant (e.g. an operator): its JWT is valid, but "my merchant" routes have nothing to show.
