@@ -1,16 +1,17 @@
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { announceReady, fatal, onShutdown } from '../../src/platform/lifecycle.ts';
-import { buildDeps, closeDeps } from '../../src/deps.ts';
+import { createBoss } from '../../src/platform/queue.ts';
 import { startDeliveryDaemon as start } from '../../src/webhooks/daemon.ts';
 
+// Only what delivery needs: pg-boss and the daemon's own pool, not buildDeps' ORM, entities and acquirer (~30 MB of RSS).
 let config;
 try { config = loadConfig(); } catch (err) { fatal(undefined, err); }
 const logger = createLogger(config.logLevel, 'webhooks');
 try {
-  const deps = await buildDeps(config, logger, {});
-  await start(deps);
-  onShutdown(logger, () => closeDeps(deps));
+  const boss = await createBoss(config.databaseUrl, logger);
+  await start({ config, boss, logger });
+  onShutdown(logger, () => boss.stop({ graceful: true, timeout: 20_000 }));
   announceReady();
 } catch (err) {
   fatal(logger, err);

@@ -62,7 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     platformFeeFixed: int(env, 'PLATFORM_FEE_FIXED', 0),
     webhookRetryScale: num(env, 'WEBHOOK_RETRY_SCALE', 1),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
-    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1),
     webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1),
     // a withdrawal still PROCESSING this long after its last change is checked against the acquirer (crash recovery)

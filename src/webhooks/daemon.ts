@@ -1,6 +1,9 @@
-import type { Deps } from '../deps.ts';
+import type { PgBoss } from 'pg-boss';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
 import { QUEUES } from '../platform/queue.ts';
 import type { FanoutJob } from '../events/events.service.ts';
+import { createDaemonDb } from './daemon-db.ts';
 import { fanOut, type DeliverJob } from './fanout.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
@@ -9,40 +12,51 @@ import { createSender } from './sender.ts';
 const WAKE_WITHIN_SECONDS = 15 * 60;
 // A few independent fetch loops, so one receiver that hangs until the timeout holds back one batch, not the process.
 const MAX_LOOPS = 4;
+// Events per fan-out transaction when a backlog is drained: its cost is a handful of statements whatever the size.
+const FANOUT_BATCH = 500;
+
+export type DaemonDeps = { config: Config; boss: PgBoss; logger: Logger };
 
 /**
  * The webhook delivery daemon (apps/webhooks). New jobs wake it through LISTEN/NOTIFY within milliseconds of their
  * commit; polling is only the backstop. Future-dated retries send no NOTIFY, hence the wake-up timers.
  */
-export async function startDeliveryDaemon(deps: Deps): Promise<void> {
-  const { boss, orm, config, logger } = deps;
-  const sender = createSender({ production: config.production, timeoutMs: config.webhookTimeoutMs });
-  boss.once('stopped', () => sender.close());
-
+export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps): Promise<void> {
+  const db = createDaemonDb(config.databaseUrl, config.dbPoolMax, logger);
   const loops = Math.min(MAX_LOOPS, config.webhookConcurrency);
   const batchSize = Math.ceil(config.webhookConcurrency / loops);
+  const sender = createSender({ production: config.production, timeoutMs: config.webhookTimeoutMs, maxSockets: loops * batchSize });
+  boss.once('stopped', () => {
+    sender.close();
+    db.close().catch((err: unknown) => logger.warn({ err }, 'closing the daemon pool failed'));
+  });
+
   let deliverWorkerId = '';
+  const wakes = new Set<number>(); // wake-up instants already scheduled, to 10 ms, so a failing batch sets one timer
   const ctx: DeliverContext = {
-    em: () => orm.em.fork(),
+    db,
     boss,
     sender,
     retryScale: config.webhookRetryScale,
     logger,
     wakeAfter: (seconds) => {
       if (seconds > WAKE_WITHIN_SECONDS) return;
-      setTimeout(() => boss.notifyWorker(deliverWorkerId), Math.ceil(seconds * 1000) + 5).unref();
+      const at = Math.ceil((Date.now() + seconds * 1000) / 10) * 10 + 5;
+      if (wakes.has(at)) return;
+      wakes.add(at);
+      setTimeout(() => { wakes.delete(at); boss.notifyWorker(deliverWorkerId); }, at - Date.now()).unref();
     },
   };
 
   await boss.work<FanoutJob>(QUEUES.webhookFanout,
-    { batchSize: 50, burstWhenBatchFull: true, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 30 },
+    { batchSize: FANOUT_BATCH, burstWhenBatchFull: true, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 30 },
     async (jobs) => {
-      const created = await fanOut(orm.em.fork(), boss, jobs.map((j) => j.data.eventId));
+      const created = await fanOut(db, boss, jobs.map((j) => j.data.eventId));
       logger.debug({ events: jobs.length, deliveries: created }, 'events fanned out');
     });
 
   deliverWorkerId = await boss.work<DeliverJob>(QUEUES.webhookDeliver,
-    { batchSize, localConcurrency: loops, burstWhenBatchFull: true, perJobResults: true, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 5 },
+    { batchSize, localConcurrency: loops, burstWhenBatchFull: true, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 5 },
     (jobs) => deliverBatch(ctx, jobs));
 
   logger.info({ concurrency: loops * batchSize, loops, batchSize, timeoutMs: config.webhookTimeoutMs, retryScale: config.webhookRetryScale }, 'webhook daemon ready');

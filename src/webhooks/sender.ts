@@ -31,9 +31,11 @@ function describe(err: unknown, timeoutMs: number): string {
  * POSTs with got: one keep-alive pool per host inside each agent, no redirects, no got retries (the daemon owns the schedule).
  * In production the agents refuse, after DNS resolution, any address that is not public (request-filtering-agent), and
  * only https URLs are sent.
+ * `maxSockets` is the daemon's whole concurrency: a POST never queues inside the agent, where its timeout would run
+ * before it was sent; and every socket stays pooled, since a closed one costs a new TCP (and TLS) handshake per POST.
  */
-export function createSender({ production, timeoutMs }: { production: boolean; timeoutMs: number }): Sender {
-  const agentOptions = { keepAlive: true, maxSockets: 16, maxFreeSockets: 4, scheduling: 'lifo' as const, allowPrivateIPAddress: !production };
+export function createSender({ production, timeoutMs, maxSockets = 64 }: { production: boolean; timeoutMs: number; maxSockets?: number }): Sender {
+  const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'lifo' as const, allowPrivateIPAddress: !production };
   const agent = { http: new RequestFilteringHttpAgent(agentOptions), https: new RequestFilteringHttpsAgent(agentOptions) };
 
   async function post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {

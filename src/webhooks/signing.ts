@@ -12,13 +12,17 @@ export const maskSecret = (secret: string): string => `${SECRET_PREFIX}****${sec
 // The webhook-id header: one per (event, webhook), kept across retries and replays so receivers can deduplicate.
 export const newDeliveryId = (): string => `msg_${uuidv7().replaceAll('-', '')}`;
 
+// The HMAC key of a secret: its base64 part decoded. Decoded once per webhook and batch, not once per POST.
+export const signingKey = (secret: string): Buffer =>
+  Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+
 // `v1,` + base64(HMAC-SHA256(key = base64-decoded secret, `${id}.${timestamp}.${body}`)).
-export function sign(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+export function sign(secret: string | Buffer, id: string, timestamp: number, body: string): string {
+  const key = typeof secret === 'string' ? signingKey(secret) : secret;
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-export function signedHeaders(secret: string, deliveryId: string, body: string, now = Date.now()): Record<string, string> {
+export function signedHeaders(secret: string | Buffer, deliveryId: string, body: string, now = Date.now()): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   return {
     'webhook-id': deliveryId,
