@@ -1,4 +1,7 @@
 import test from 'ava';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createSender, retryAfterSeconds } from '../src/webhooks/sender.ts';
 import { generateSecret, maskSecret, signedHeaders } from '../src/webhooks/signing.ts';
@@ -31,7 +34,37 @@ test('outside production loopback is reachable; connections are kept alive and r
   t.is(r.requests[0].remotePort, r.requests[1].remotePort, 'the second POST reused the first connection');
   t.like(await sender.post(r.url('/moved'), headers, '{}'), { statusCode: 301, success: false });
   t.deepEqual(r.requests.map((q) => q.path), ['/hook', '/hook', '/moved']);
-  t.like(await sender.post('http://127.0.0.1:1/closed', headers, '{}'), { statusCode: null, success: false });
+  const refused = await sender.post('http://127.0.0.1:1/closed', headers, '{}');
+  t.like(refused, { statusCode: null, success: false });
+  t.regex(refused.response, /^Falha de conexão \(ECONNREFUSED\): /);
+});
+
+test('the verdict is the status line: a 2xx whose body stalls is a success; no status before the timeout is a timeout', async (t) => {
+  const server = createServer((req, res) => {
+    if (req.url === '/stall') res.writeHead(200).write('parcial'); // and never ends
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => { server.closeAllConnections(); server.close(); });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const sender = createSender({ production: false, timeoutMs: 300 });
+  t.teardown(() => sender.close());
+  t.deepEqual(await sender.post(`${base}/stall`, headers, '{}'), { statusCode: 200, response: 'parcial', success: true, retryAfterSeconds: null });
+  const started = Date.now();
+  t.deepEqual(await sender.post(`${base}/silent`, headers, '{}'),
+    { statusCode: null, response: 'Tempo esgotado: o destino não respondeu em 300 ms', success: false, retryAfterSeconds: null });
+  t.true(Date.now() - started < 1000);
+});
+
+test('a long response is read up to 4 KB, cut before a split character, and its connection is not reused', async (t) => {
+  const r = await startReceiver((req) => (req.path === '/big' ? { status: 503, body: `a${'é'.repeat(5000)}`, headers: { 'retry-after': '7' } } : { status: 204 }));
+  t.teardown(() => r.close());
+  const sender = createSender({ production: false, timeoutMs: 2000 });
+  t.teardown(() => sender.close());
+  const big = await sender.post(r.url('/big'), headers, '{}');
+  t.like(big, { statusCode: 503, success: false, retryAfterSeconds: 7 });
+  t.is(big.response, `a${'é'.repeat(2047)}`, '4095 bytes: the 2048th é would straddle the limit');
+  t.like(await sender.post(r.url('/next'), headers, '{}'), { statusCode: 204, success: true, response: '' });
+  t.not(r.requests[1].remotePort, r.requests[0].remotePort);
 });
 
 test('signatures follow Standard Webhooks: the official library verifies them with the secret without wh_', (t) => {
