@@ -136,3 +136,21 @@ test('a retry job that cannot be written takes the attempt\'s log update with it
   const { rows: [after] } = await db.query<Row>('select * from webhook_deliveries where id = $1', [row.id]);
   t.like(after, { status: 'PENDING', attempts: 0, status_code: null, last_attempt_at: null }, 'the batch is retried from the same attempt');
 });
+
+test('a fan-out of more deliveries than one insert chunk creates each delivery and its job once', async (t) => {
+  const m = await createMerchant(app);
+  const hooks = await Promise.all(Array.from({ length: 20 }, (_, i) => m.http.post(PATH, { url: `http://127.0.0.1:9/hook/${i}` })));
+  t.true(hooks.every((h) => h.status === 201));
+  const events = await app.orm.em.fork().transactional(async (tx) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) ids.push((await recordEvent(tx, app.boss, m.merchantId, 'pixkey.updated', { i })).id);
+    return ids;
+  });
+  t.is(await fanOut(db, app.boss, events), 1200);
+  t.is(await fanOut(db, app.boss, events), 0);
+  const { rows: [counts] } = await db.query<{ deliveries: number; jobs: number }>(
+    `select (select count(*)::int from webhook_deliveries where event_id = any($1)) as deliveries,
+       (select count(*)::int from pgboss.job j join webhook_deliveries d on d.id = (j.data->>'id')::uuid where j.name = $2 and d.event_id = any($1)) as jobs`,
+    [events, QUEUES.webhookDeliver]);
+  t.deepEqual(counts, { deliveries: 1200, jobs: 1200 });
+});

@@ -55,16 +55,21 @@ test('the verdict is the status line: a 2xx whose body stalls is a success; no s
   t.true(Date.now() - started < 1000);
 });
 
-test('a long response is read up to 4 KB, cut before a split character, and its connection is not reused', async (t) => {
-  const r = await startReceiver((req) => (req.path === '/big' ? { status: 503, body: `a${'é'.repeat(5000)}`, headers: { 'retry-after': '7' } } : { status: 204 }));
+test('a long response is read up to 4 KB, cut before a split character, and leaves the connection clean', async (t) => {
+  const huge = 'x'.repeat(20 * 1024 * 1024);
+  const r = await startReceiver((req) => (req.path === '/big' ? { status: 503, body: `a${'é'.repeat(5000)}`, headers: { 'retry-after': '7' } }
+    : req.path === '/huge' ? { status: 200, body: huge } : { status: 204 }));
   t.teardown(() => r.close());
   const sender = createSender({ production: false, timeoutMs: 2000 });
   t.teardown(() => sender.close());
   const big = await sender.post(r.url('/big'), headers, '{}');
   t.like(big, { statusCode: 503, success: false, retryAfterSeconds: 7 });
   t.is(big.response, `a${'é'.repeat(2047)}`, '4095 bytes: the 2048th é would straddle the limit');
+  // the next POST gets its own clean answer (no leftover bytes of the long body on a reused socket)
   t.like(await sender.post(r.url('/next'), headers, '{}'), { statusCode: 204, success: true, response: '' });
-  t.not(r.requests[1].remotePort, r.requests[0].remotePort);
+  const hugeAnswer = await sender.post(r.url('/huge'), headers, '{}');
+  t.is(Buffer.byteLength(hugeAnswer.response), 4096);
+  t.like(await sender.post(r.url('/next'), headers, '{}'), { statusCode: 204, success: true, response: '' });
 });
 
 test('signatures follow Standard Webhooks: the official library verifies them with the secret without wh_', (t) => {

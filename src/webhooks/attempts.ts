@@ -37,13 +37,14 @@ export async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): 
     await ctx.db.query(RECORD, params);
     return;
   }
-  await ctx.db.transaction(async (query, jobs) => {
+  const next = await ctx.db.transaction(async (query, jobs) => {
     const moved = new Set((await query<{ id: string }>(RECORD, params)).rows.map((r) => r.id));
-    const next = retries.filter((a) => moved.has(a.row.id)).map((a) => ({
+    const due = retries.filter((a) => moved.has(a.row.id)).map((a) => ({
       data: { id: a.row.id, attempt: a.row.attempts + 1, step: a.step } satisfies DeliverJob,
       startAfter: seconds(a.delay!),
     }));
-    if (next.length > 0) await ctx.boss.insert(QUEUES.webhookDeliver, next, { db: jobs });
+    if (due.length > 0) await ctx.boss.insert(QUEUES.webhookDeliver, due, { db: jobs });
+    return due;
   });
-  for (const a of retries) ctx.wakeAfter(seconds(a.delay!));
+  for (const { startAfter } of next) ctx.wakeAfter(startAfter);
 }

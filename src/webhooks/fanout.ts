@@ -15,6 +15,7 @@ type WebhookRow = { id: string; merchant_id: string; url: string; events: string
 export const payloadOf = (e: EventRow): string =>
   JSON.stringify({ id: e.id, event: e.type, createdAt: new Date(e.created_at).toISOString(), data: e.data });
 
+const INSERT_CHUNK = 1000;
 const INSERT_DELIVERIES = `insert into webhook_deliveries (id, created_at, updated_at, delivery_id, event_id, webhook_id, event_type, url, payload, status, attempts, success, next_attempt_at)
   select r.id, now(), now(), r.delivery_id, r.event_id, r.webhook_id, r.event_type, r.url, r.payload, 'PENDING', 0, false, now()
   from jsonb_to_recordset($1::jsonb) as r(id uuid, delivery_id text, event_id uuid, webhook_id uuid, event_type text, url text, payload text)
@@ -44,11 +45,14 @@ export async function fanOut(db: DaemonDb, boss: PgBoss, eventIds: string[]): Pr
       const payload = payloadOf(e);
       return subscribers.map((w) => ({ id: uuidv7(), delivery_id: newDeliveryId(), event_id: e.id, webhook_id: w.id, event_type: e.type, url: w.url, payload }));
     });
-    if (rows.length === 0) return 0;
-    const { rows: inserted } = await query<{ id: string }>(INSERT_DELIVERIES, [JSON.stringify(rows)]);
-    if (inserted.length > 0) {
+    let created = 0;
+    // In chunks, so a batch of events for merchants with many webhooks never builds one huge JSON parameter.
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      const { rows: inserted } = await query<{ id: string }>(INSERT_DELIVERIES, [JSON.stringify(rows.slice(i, i + INSERT_CHUNK))]);
+      if (inserted.length === 0) continue;
       await boss.insert(QUEUES.webhookDeliver, inserted.map(({ id }) => ({ data: { id, attempt: 0, step: 0 } satisfies DeliverJob })), { db: jobs });
+      created += inserted.length;
     }
-    return inserted.length;
+    return created;
   });
 }
