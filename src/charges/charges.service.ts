@@ -8,7 +8,7 @@ import { IDEMPOTENCY_CONFLICT, requestHash } from '../platform/idempotency.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import { Charge, type ChargeStatus, type ICharge } from './charge.entity.ts';
 import { buildDynamicPix } from './brcode.ts';
-import { chargeView, type ChargeFields } from './charge.view.ts';
+import { chargeRowView, chargeView, type ChargeFields, type ChargeRow } from './charge.view.ts';
 
 export type CustomerInput = { name: string; document: string; email?: string; phone?: string };
 export type CreateChargeInput = {
@@ -136,13 +136,7 @@ export async function getCharge(em: EntityManager, merchantId: string, id: strin
   return charge;
 }
 
-type ListRow = {
-  total: string; id: string; txid: string; qr_code: string; amount: number; fee: number; status: ChargeStatus; description: string;
-  expires_in: number; created_at: string; expires_at: string; end_to_end_id: string | null; paid_at: string | null;
-  canceled_at: string | null; refunded_at: string | null; customer_id: string | null; customer_name: string | null; customer_document: string | null;
-};
-
-const at = (v: string | null) => (v === null ? null : new Date(v));
+type ListRow = ChargeRow & { total: string };
 
 /**
  * Newest first, in one statement: the total from the trigger-kept counters (never a count over the merchant's rows),
@@ -163,10 +157,6 @@ export async function listCharges(em: EntityManager, merchantId: string, q: { pa
       order by ch.created_at desc, ch.id desc`,
     [merchantId, ...(q.status ? [q.status] : []), merchantId, ...(q.status ? [q.status] : []), offset, q.limit, offset],
   );
-  const charges = rows[0].id ? rows.map((r) => chargeView({
-    id: r.id, txid: r.txid, qrCode: r.qr_code, amount: r.amount, fee: r.fee, status: r.status, description: r.description,
-    expiresIn: r.expires_in, createdAt: at(r.created_at)!, expiresAt: at(r.expires_at)!, endToEndId: r.end_to_end_id,
-    paidAt: at(r.paid_at), canceledAt: at(r.canceled_at), refundedAt: at(r.refunded_at),
-  }, r.customer_id ? { id: r.customer_id, name: r.customer_name!, document: r.customer_document! } : null)) : [];
+  const charges = rows[0].id ? rows.map((r) => chargeRowView(r)) : []; // an empty page is one row with only the total
   return { page: q.page, limit: q.limit, total: Number(rows[0].total), charges };
 }

@@ -5,8 +5,7 @@ import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { QUEUES } from '../platform/queue.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { recordEvent } from '../events/events.service.ts';
-import type { ChargeStatus } from './charge.entity.ts';
-import { chargeView, type ChargeFields } from './charge.view.ts';
+import { chargeRowView, type ChargeRow } from './charge.view.ts';
 
 // Every payment notification, from a real acquirer or the sandbox, enters here and is settled by the worker.
 export async function acceptPaymentNotifications(boss: PgBoss, notifications: PaymentNotification[]): Promise<void> {
@@ -15,19 +14,7 @@ export async function acceptPaymentNotifications(boss: PgBoss, notifications: Pa
 
 export type SettleOutcome = 'paid' | 'duplicate' | 'late' | 'unknown' | 'mismatch';
 
-type PaidRow = {
-  id: string; merchant_id: string; txid: string; qr_code: string; amount: number; fee: number; status: ChargeStatus; description: string;
-  expires_in: number; created_at: string; expires_at: string; tracking: Record<string, string> | null; end_to_end_id: string | null;
-  paid_at: string | null; canceled_at: string | null; refunded_at: string | null; customer_id: string | null; customer_name: string | null; customer_document: string | null;
-};
-
-// raw rows carry timestamps as strings
-const date = (v: Date | string | null) => (v === null ? null : new Date(v));
-const chargeFields = (r: PaidRow): ChargeFields => ({
-  id: r.id, txid: r.txid, qrCode: r.qr_code, amount: r.amount, fee: r.fee, status: r.status, description: r.description,
-  expiresIn: r.expires_in, createdAt: date(r.created_at)!, expiresAt: date(r.expires_at)!, tracking: r.tracking, endToEndId: r.end_to_end_id,
-  paidAt: date(r.paid_at), canceledAt: date(r.canceled_at), refundedAt: date(r.refunded_at),
-});
+type PaidRow = ChargeRow & { merchant_id: string };
 
 /**
  * Settles one payment in one transaction: charge PAID, the charge.paid event and the ledger split (acquirer ->
@@ -47,8 +34,7 @@ export async function settlePayment(em: EntityManager, boss: PgBoss, log: Logger
       [paidAt, n.endToEndId, n.txid, n.amount, paidAt],
     );
     if (!row) return outcome(log, await whyNotPaid(tx, n, paidAt), n);
-    const customer = row.customer_id ? { id: row.customer_id, name: row.customer_name!, document: row.customer_document! } : null;
-    await recordEvent(tx, boss, row.merchant_id, 'charge.paid', chargeView(chargeFields(row), customer, { tracking: true }));
+    await recordEvent(tx, boss, row.merchant_id, 'charge.paid', chargeRowView(row, { tracking: true }));
     // the ledger last: its account rows stay locked only until the commit that follows
     await post(tx, 'charge.payment', row.id, [
       { account: accounts.acquirerSettlement, amount: -row.amount },

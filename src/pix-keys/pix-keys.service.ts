@@ -32,7 +32,3 @@ export async function deletePixKey(em: EntityManager, boss: PgBoss, merchantId: 
     await recordEvent(tx, boss, merchantId, 'pixkey.updated', pixKeyView(pixKey)); // now INACTIVE
   });
 }
-
-export async function hasActivePixKey(em: EntityManager, merchantId: string): Promise<boolean> {
-  return (await em.count(PixKey, { merchant: merchantId, status: 'ACTIVE' })) > 0;
-}
