@@ -1,4 +1,5 @@
 import test from 'ava';
+import { foldCounters } from '../src/platform/counters.ts';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { fund, ops, sql, waitFor } from './withdrawals.helpers.ts';
@@ -70,4 +71,8 @@ test.serial('ledger:verify is clean after the bursts', async (t) => {
   const [{ n }] = await sql<{ n: string }>(app, 'select count(*) as n from withdrawals');
   const [{ total }] = await sql<{ total: string }>(app, 'select sum(count) as total from withdrawal_counts');
   t.is(Number(total), Number(n), 'the listing counter matches the rows after concurrent inserts');
+  t.true(await foldCounters(app.orm.em.fork()) > 0);
+  const [after] = await sql<{ total: string; rows: string; merchants: string }>(app,
+    'select sum(count) as total, count(*) as rows, count(distinct merchant_id) as merchants from withdrawal_counts');
+  t.deepEqual([Number(after.total), after.rows], [Number(n), after.merchants], 'folded: same total, one row per merchant');
 });

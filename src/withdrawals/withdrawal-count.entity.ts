@@ -1,17 +1,16 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Merchant } from '../merchants/merchant.entity.ts';
 
-export const WITHDRAWAL_COUNT_SHARDS = 8;
-
-// How many withdrawals each merchant has, so the listing's `total` never counts a million rows.
-// Maintained only by the statement triggers on `withdrawals` (see Withdrawal.triggers), in the inserting transaction.
-// Spread over a few shards per merchant so concurrent withdrawals of one merchant do not queue on a single row.
+// How many withdrawals each merchant has, so the listing's `total` never counts a million rows. Append-only, like
+// charge_counts: the statement triggers on `withdrawals` (see Withdrawal.triggers) insert one +n/-n row per statement
+// and merchant, and the worker folds them every minute (src/platform/counters.ts). Read as a sum.
 export const WithdrawalCount = defineEntity({
   name: 'WithdrawalCount',
   tableName: 'withdrawal_counts',
+  indexes: [{ name: 'withdrawal_counts_keys_idx', properties: ['merchant'] }],
   properties: {
-    merchant: () => p.manyToOne(Merchant).primary().deleteRule('cascade'),
-    shard: p.smallint().primary(),
+    id: p.bigint('number').primary().autoincrement(),
+    merchant: () => p.manyToOne(Merchant).deleteRule('cascade'),
     count: p.bigint('number').default(0),
   },
 });

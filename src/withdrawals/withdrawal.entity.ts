@@ -2,7 +2,6 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { PIX_KEY_TYPES } from '../pix-keys/pix-key.entity.ts';
-import { WITHDRAWAL_COUNT_SHARDS } from './withdrawal-count.entity.ts';
 
 export const WITHDRAWAL_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
 
@@ -18,9 +17,7 @@ function countTrigger(event: 'insert' | 'delete') {
     events: [event],
     forEach: 'statement' as const,
     expression: `create or replace function ${fn}() returns trigger as $$ begin `
-      + `insert into "withdrawal_counts" ("merchant_id", "shard", "count") `
-      + `select "merchant_id", floor(random() * ${WITHDRAWAL_COUNT_SHARDS})::smallint, ${sign}count(*) from ${table} group by "merchant_id" `
-      + `on conflict ("merchant_id", "shard") do update set "count" = "withdrawal_counts"."count" + excluded."count"; `
+      + `insert into "withdrawal_counts" ("merchant_id", "count") select "merchant_id", ${sign}count(*) from ${table} group by "merchant_id"; `
       + `return null; end; $$ language plpgsql;\n`
       + `create trigger "count_${event}" after ${event} on "withdrawals" referencing ${rows} table as ${table} `
       + `for each statement execute function ${fn}();`,

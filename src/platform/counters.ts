@@ -1,0 +1,40 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Deps } from '../deps.ts';
+import { QUEUES } from './queue.ts';
+
+// The append-only counters and the columns that key them (see ChargeCount and WithdrawalCount).
+const COUNTERS = [
+  { table: 'charge_counts', keys: 'merchant_id, status' },
+  { table: 'withdrawal_counts', keys: 'merchant_id' },
+] as const;
+
+/**
+ * Folds each key's +n/-n rows into one row, so a read sums a minute of changes at most. One statement per table:
+ * the rows it deletes are re-inserted as their sum, so the total of every key is the same before and after, and a
+ * concurrent fold waits on the rows this one deletes and then skips them. Rows inserted meanwhile are left for later.
+ */
+export async function foldCounters(em: EntityManager): Promise<number> {
+  let folded = 0;
+  for (const { table, keys } of COUNTERS) {
+    const rows = await em.execute<{ n: string }[]>(
+      `with folded as (
+         delete from ${table} where (${keys}) in (select ${keys} from ${table} group by ${keys} having count(*) > 1)
+         returning ${keys}, count),
+       summed as (insert into ${table} (${keys}, count) select ${keys}, sum(count) from folded group by ${keys} returning 1)
+       select (select count(*) from folded) as n`,
+    );
+    folded += Number(rows[0].n);
+  }
+  return folded;
+}
+
+export const FOLD_CRON = '* * * * *';
+
+// Worker: fold the counters every minute.
+export async function registerCounters({ orm, boss, logger }: Deps): Promise<void> {
+  await boss.work(QUEUES.countersFold, async () => {
+    const folded = await foldCounters(orm.em.fork());
+    if (folded) logger.debug({ folded }, 'counters folded');
+  });
+  await boss.schedule(QUEUES.countersFold, FOLD_CRON);
+}
