@@ -1,5 +1,5 @@
-// Scenario (c): delivery throughput. 50,000 events for a subscribed webhook are queued (fan-out jobs, as the
-// services enqueue them), then one daemon (and then two) drain them. Baseline: raw undici POSTs to the same receiver.
+// Scenario (c): delivery throughput. 50,000 events for a subscribed webhook are queued (their deliveries and deliver
+// jobs, as recordEvent writes them with each business change), then one daemon (and then two) drain them. Baseline: raw undici POSTs to the same receiver.
 import { Pool } from 'undici';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
@@ -7,6 +7,9 @@ import { freePort, startDatabase, startProc, ask, type Database, type Proc } fro
 import { onboardMerchant } from './lib/merchant.ts';
 import { machine, report, round, type Row } from './lib/report.ts';
 import { QUEUES } from '../src/platform/queue.ts';
+import { createDaemonDb } from '../src/webhooks/daemon-db.ts';
+import { fanOut } from '../src/webhooks/fanout.ts';
+import { createLogger } from '../src/platform/logger.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS || 50_000);
 
@@ -31,7 +34,7 @@ async function queueEvents(db: Database, merchantId: string) {
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
   await c.query('truncate webhook_deliveries, events cascade');
-  await c.query(`delete from pgboss.job where name in ($1, $2)`, [QUEUES.webhookFanout, QUEUES.webhookDeliver]);
+  await c.query(`delete from pgboss.job where name = $1`, [QUEUES.webhookDeliver]);
   const { rows } = await c.query<{ id: string }>(
     `insert into events (id, created_at, updated_at, merchant_id, type, data)
      select gen_random_uuid(), now(), now(), $1, 'charge.paid', jsonb_build_object('id', gen_random_uuid(), 'amount', 1000, 'status', 'PAID')
@@ -39,9 +42,9 @@ async function queueEvents(db: Database, merchantId: string) {
   await c.end();
   const boss = new PgBoss({ connectionString: db.url, schema: 'pgboss', supervise: false, schedule: false, migrate: false });
   await boss.start();
-  for (let i = 0; i < rows.length; i += 5000) {
-    await boss.insert(QUEUES.webhookFanout, rows.slice(i, i + 5000).map((r) => ({ data: { eventId: r.id } })));
-  }
+  const daemonDb = createDaemonDb(db.url, 1, createLogger('warn', 'bench'));
+  for (let i = 0; i < rows.length; i += 5000) await fanOut(daemonDb, boss, rows.slice(i, i + 5000).map((r) => r.id));
+  await daemonDb.close();
   await boss.stop({ graceful: false });
 }
 

@@ -8,6 +8,7 @@ import { sandboxEndToEndId } from '../src/acquirer/sandbox.ts';
 import { signAcquirerBody, SIGNATURE_HEADER } from '../src/acquirer/notifications.routes.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { main as ops } from '../src/ops/cli.ts';
+import { foldCounters } from '../src/platform/counters.ts';
 
 let app: TestApp;
 let stopWorker: () => Promise<void>;
@@ -41,6 +42,7 @@ function notify(items: object[], secret = app.config.acquirerWebhookSecret) {
 
 test('sandbox pay: the charge turns PAID through the worker and the balance grows by amount minus fee', async (t) => {
   const { m, c } = await newCharge(10_000);
+  await m.http.post('/v1/webhooks/merchant', { url: 'http://127.0.0.1:9/paid', events: ['charge.paid'] }); // no daemon runs here
   const pay = await m.http.post(`/v1/sandbox/charges/${c.id}/pay`);
   t.is(pay.status, 202);
   t.regex(pay.body.endToEndId, /^E[0-9A-Za-z]{31}$/);
@@ -49,12 +51,13 @@ test('sandbox pay: the charge turns PAID through the worker and the balance grow
   t.truthy(Date.parse(paid.body.charge.paidAt));
   t.deepEqual((await m.http.get('/v1/merchants/me/balance')).body, { available: 9901, blocked: 0, currency: 'BRL' });
 
-  const [event] = await sql(`select type, data from events where merchant_id = ? and type = 'charge.paid'`, [m.merchantId]);
+  const [event] = await sql(`select id, type, data from events where merchant_id = ? and type = 'charge.paid'`, [m.merchantId]);
   t.is(event.data.id, c.id);
   t.is(event.data.status, 'PAID');
   t.false('imageBase64' in event.data);
-  const jobs = await sql(`select count(*) as n from pgboss.job where name = 'webhook.fanout'`);
-  t.true(Number(jobs[0].n) >= 1);
+  const deliveries = await sql(`select d.url from webhook_deliveries d join pgboss.job j on j.name = 'webhook.deliver' and j.data->>'id' = d.id::text
+    where d.event_id = ?`, [event.id]);
+  t.deepEqual(deliveries, [{ url: 'http://127.0.0.1:9/paid' }], 'its delivery and job were written with the payment');
   // paying again is refused: the charge is no longer PENDING
   t.is((await m.http.post(`/v1/sandbox/charges/${c.id}/pay`)).status, 422);
 });
@@ -172,6 +175,20 @@ test('the per-status charge counters always equal the charges themselves (one co
      where a.n is distinct from b.n`);
   t.deepEqual(drift, []);
   t.like((await m.http.get('/v1/charges?status=REFUNDED')).body, { total: 1 });
+});
+
+test('folding the counters, even twice at once and during payments, keeps every total and leaves one row per key', async (t) => {
+  const m = await createOnboardedMerchant(app);
+  const charges = await Promise.all(Array.from({ length: 12 }, () => m.http.post('/v1/charges', { amount: 500, description: 'fold' })));
+  const rowsOf = async () => (await sql(`select status, count(*)::int as n, sum(count)::int as total from charge_counts where merchant_id = ? group by 1 order by 1`, [m.merchantId])) as { status: string; n: number; total: number }[];
+  t.true((await rowsOf()).find((r) => r.status === 'PENDING')!.n > 1, 'one row per insert before folding');
+  // pay half of them while two folds run
+  const paid = charges.slice(0, 6).map((r) => m.http.post(`/v1/sandbox/charges/${r.body.charge.id}/pay`));
+  await Promise.all([...paid, foldCounters(app.orm.em.fork()), foldCounters(app.orm.em.fork())]);
+  await waitFor(() => m.http.get('/v1/charges?status=PAID'), (r) => r.body.total === 6);
+  await foldCounters(app.orm.em.fork());
+  t.deepEqual(await rowsOf(), [{ status: 'PAID', n: 1, total: 6 }, { status: 'PENDING', n: 1, total: 6 }]);
+  t.like((await m.http.get('/v1/charges')).body, { total: 12 });
 });
 
 test('an idempotent replay answers with the creation\'s body even after the charge was paid', async (t) => {

@@ -168,10 +168,14 @@ test('the recorded response is cut at 4 KB; a 2xx with any body is a success', a
   t.true(row.response!.startsWith('éé'));
 });
 
-test('events are written and enqueued in the caller\'s transaction: a rollback leaves neither event nor job', async (t) => {
+test('events are written and enqueued in the caller\'s transaction: a rollback leaves neither event, delivery nor job', async (t) => {
   const m = await createMerchant(app);
+  const r = await receiver();
+  await m.http.post(PATH, { url: r.url('/paid'), events: ['charge.paid'] });
+  await m.http.post(PATH, { url: r.url('/withdrawals'), events: ['withdraw.completed'] });
   const jobsFor = async (eventId: string) => Number((await app.orm.em.fork().execute<{ n: string }[]>(
-    `select count(*) as n from pgboss.job where name = ? and data->>'eventId' = ?`, [QUEUES.webhookFanout, eventId]))[0].n);
+    `select count(*) as n from pgboss.job j join webhook_deliveries d on d.id = (j.data->>'id')::uuid
+      where j.name = ? and d.event_id = ?`, [QUEUES.webhookDeliver, eventId]))[0].n);
   const eventsWith = async (eventId: string) => (await app.orm.em.fork().execute('select id from events where id = ?', [eventId])).length;
 
   let rolledBack = '';
@@ -186,5 +190,7 @@ test('events are written and enqueued in the caller\'s transaction: a rollback l
 
   const { id: committed } = await emit(m.merchantId, 'charge.paid', { n: 2 });
   t.is(await eventsWith(committed), 1);
-  t.is(await jobsFor(committed), 1);
+  t.is(await jobsFor(committed), 1, 'one delivery and job: the charge.paid subscriber only');
+  await r.waitFor(1, 5000);
+  t.deepEqual(r.requests.map((q) => q.path), ['/paid']);
 });

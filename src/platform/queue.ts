@@ -10,8 +10,8 @@ export const QUEUES = {
   withdrawalReconcile: 'withdrawal.reconcile', // worker, scheduled: settle stuck PROCESSING withdrawals
   sandboxTransfer: 'sandbox.transfer', // sandbox acquirer: its asynchronous transfer outcome
   chargeRefund: 'charge.refund', // worker: return a refunded payment to the payer through the acquirer
-  webhookFanout: 'webhook.fanout', // daemon: one delivery per subscribed webhook
-  webhookDeliver: 'webhook.deliver', // daemon: one attempt of one delivery
+  countersFold: 'counters.fold', // worker, scheduled: fold the listing counters' +1/-1 rows
+  webhookDeliver: 'webhook.deliver', // daemon: one attempt of one delivery (enqueued with the event, see recordEvent)
 } as const;
 
 // Jobs that exhaust their retries land here for an operator to inspect (and redrive).

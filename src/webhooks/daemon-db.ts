@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Db } from 'pg-boss';
 import type { Logger } from '../platform/logger.ts';
 
-export type Query = <R = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[]; rowCount: number | null }>;
+export type Query = <R = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
 
 /**
  * The delivery daemon's database access: a plain node-postgres pool and hand-written SQL. The daemon never needs entities,

@@ -2,9 +2,8 @@ import type { PgBoss } from 'pg-boss';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { QUEUES } from '../platform/queue.ts';
-import type { FanoutJob } from '../events/events.service.ts';
 import { createDaemonDb } from './daemon-db.ts';
-import { fanOut, type DeliverJob } from './fanout.ts';
+import type { DeliverJob } from './fanout.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
 
@@ -12,8 +11,6 @@ import { createSender } from './sender.ts';
 const WAKE_WITHIN_SECONDS = 15 * 60;
 // A few independent fetch loops, so one receiver that hangs until the timeout holds back one batch, not the process.
 const MAX_LOOPS = 4;
-// Events per fan-out transaction when a backlog is drained: its cost is a handful of statements whatever the size.
-const FANOUT_BATCH = 500;
 
 export type DaemonDeps = { config: Config; boss: PgBoss; logger: Logger };
 
@@ -47,13 +44,6 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
       setTimeout(() => { wakes.delete(at); boss.notifyWorker(deliverWorkerId); }, at - Date.now()).unref();
     },
   };
-
-  await boss.work<FanoutJob>(QUEUES.webhookFanout,
-    { batchSize: FANOUT_BATCH, burstWhenBatchFull: true, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 30 },
-    async (jobs) => {
-      const created = await fanOut(db, boss, jobs.map((j) => j.data.eventId));
-      logger.debug({ events: jobs.length, deliveries: created }, 'events fanned out');
-    });
 
   deliverWorkerId = await boss.work<DeliverJob>(QUEUES.webhookDeliver,
     { batchSize, localConcurrency: loops, burstWhenBatchFull: true, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 5 },
