@@ -60,7 +60,7 @@ export function qrPngBuffer(payload: string, opts: QrPngOptions = {}): Buffer {
   return Buffer.concat([
     PNG_SIGNATURE,
     chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
+    chunk('IDAT', deflateSync(raw, { level: 3 })), // half the time of the default level 6 for ~10 % more bytes
     chunk('IEND', Buffer.alloc(0)),
   ]);
 }
