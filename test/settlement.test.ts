@@ -3,7 +3,8 @@ import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { client } from './support/client.ts';
 import { waitUntil } from './support/receiver.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
-import { settlePayment, expireCharges } from '../src/charges/settlement.ts';
+import { settlePayment, settlePayments, expireCharges } from '../src/charges/settlement.ts';
+import { QUEUES } from '../src/platform/queue.ts';
 import { sandboxEndToEndId } from '../src/acquirer/sandbox.ts';
 import { signAcquirerBody, SIGNATURE_HEADER } from '../src/acquirer/notifications.routes.ts';
 import { createLogger } from '../src/platform/logger.ts';
@@ -84,7 +85,7 @@ test('concurrent duplicate notifications credit exactly once', async (t) => {
   ]);
   t.true(http.every((r) => r.status === 200));
   t.is(direct.filter((o) => o === 'paid').length <= 1, true);
-  await waitFor(() => sql(`select count(*) as n from pgboss.job where name = 'acquirer.notification' and state in ('created','retry','active')`), (r) => Number(r[0].n) === 0);
+  await waitFor(() => sql(`select count(*) as n from pgboss.job where name = 'acquirer.notification' and data->>'txid' = ? and state in ('created','retry','active')`, [c.txid]), (r) => Number(r[0].n) === 0);
   const credits = await sql(`select count(*) as n from ledger_transactions where kind = 'charge.payment' and reference_id = ?`, [c.id]);
   t.is(Number(credits[0].n), 1);
   const events = await sql(`select count(*) as n from events where merchant_id = ? and type = 'charge.paid'`, [m.merchantId]);
@@ -94,6 +95,44 @@ test('concurrent duplicate notifications credit exactly once', async (t) => {
   const outcome = await settlePayment(app.orm.em.fork(), app.boss, log, { txid: c.txid, endToEndId: sandboxEndToEndId(), amount: 5000, paidAt: new Date().toISOString() });
   t.is(outcome, 'late');
   t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 4950);
+});
+
+test('a batch settles in one transaction: every outcome reported, each charge credited once, one event each', async (t) => {
+  const a = await newCharge(2_000);
+  const b = await newCharge(3_000);
+  const mismatch = (await a.m.http.post('/v1/charges', { amount: 700, description: 'valor errado' })).body.charge;
+  const late = (await a.m.http.post('/v1/charges', { amount: 800, description: 'vencida' })).body.charge;
+  await sql(`update charges set expires_at = now() - interval '1 minute' where id = ?`, [late.id]);
+  const at = new Date().toISOString();
+  const pay = (c: { txid: string; amount: number }, endToEndId = sandboxEndToEndId()) => ({ txid: c.txid, endToEndId, amount: c.amount, paidAt: at });
+  const first = pay(a.c);
+  const batch = [first, pay(b.c), { ...first }, pay(a.c), pay({ txid: 'f'.repeat(32), amount: 100 }), { ...pay(mismatch), amount: 701 }, pay(late)];
+  const outcomes = await settlePayments(app.orm.em.fork(), app.boss, createLogger('silent', 't'), batch);
+  t.deepEqual(outcomes, ['paid', 'paid', 'duplicate', 'late', 'unknown', 'mismatch', 'late']);
+  t.deepEqual((await a.m.http.get('/v1/merchants/me/balance')).body.available, 2_000 - 20);
+  t.deepEqual((await b.m.http.get('/v1/merchants/me/balance')).body.available, 3_000 - 30);
+  t.like((await a.m.http.get(`/v1/charges/${a.c.id}`)).body.charge, { status: 'PAID', endToEndId: first.endToEndId });
+  t.like((await a.m.http.get(`/v1/charges/${mismatch.id}`)).body.charge, { status: 'PENDING' });
+  t.like((await a.m.http.get(`/v1/charges/${late.id}`)).body.charge, { status: 'CANCELED' });
+  const events = await sql(`select data->>'id' as id from events where type = 'charge.paid' and merchant_id in (?, ?) order by 1`, [a.m.merchantId, b.m.merchantId]);
+  t.deepEqual(events.map((e) => e.id), [a.c.id, b.c.id].sort());
+  t.deepEqual(await settlePayments(app.orm.em.fork(), app.boss, createLogger('silent', 't'), [first]), ['duplicate'], 'a later redelivery changes nothing');
+});
+
+test('a batch the worker cannot settle as a whole is settled one by one: the bad notification fails alone', async (t) => {
+  const { m, c } = await newCharge(4_000);
+  const other = await newCharge(1_500);
+  // an amount that is not an integer breaks the batch's single statement
+  await app.boss.insert(QUEUES.acquirerNotification, [
+    { data: { txid: c.txid, endToEndId: sandboxEndToEndId(), amount: 4_000, paidAt: new Date().toISOString() } },
+    { data: { txid: other.c.txid, endToEndId: sandboxEndToEndId(), amount: 'muito' as unknown as number, paidAt: new Date().toISOString() } },
+  ]);
+  await waitFor(() => m.http.get(`/v1/charges/${c.id}`), (r) => r.body.charge.status === 'PAID');
+  t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 4_000 - 40);
+  t.like((await other.m.http.get(`/v1/charges/${other.c.id}`)).body.charge, { status: 'PENDING' });
+  const [bad] = await sql(`select state from pgboss.job where name = ? and data->>'txid' = ?`, [QUEUES.acquirerNotification, other.c.txid]);
+  t.true(['retry', 'failed'].includes(bad.state), `the bad notification's job is ${bad.state}`);
+  await sql(`delete from pgboss.job where name = ? and data->>'txid' = ?`, [QUEUES.acquirerNotification, other.c.txid]); // no retries left behind
 });
 
 test('notifications must be signed and well formed', async (t) => {

@@ -3,8 +3,9 @@ import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { QUEUES } from '../platform/queue.ts';
-import { accounts, post } from '../ledger/ledger.service.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { accounts, postMany } from '../ledger/ledger.service.ts';
+import { recordEvents } from '../events/events.service.ts';
+import { pgArray } from '../platform/sql.ts';
 import { chargeRowView, type ChargeRow } from './charge.view.ts';
 
 // Every payment notification, from a real acquirer or the sandbox, enters here and is settled by the worker.
@@ -17,32 +18,50 @@ export type SettleOutcome = 'paid' | 'duplicate' | 'late' | 'unknown' | 'mismatc
 type PaidRow = ChargeRow & { merchant_id: string };
 
 /**
- * Settles one payment in one transaction: charge PAID, the charge.paid event and the ledger split (acquirer ->
- * merchant net + platform fee). The conditional UPDATE (only a PENDING charge of that amount, paid before its expiry)
- * is the guard: duplicate notifications serialise on the row and find it PAID, so nothing is credited twice.
+ * Settles payments in one transaction: each charge PAID, its charge.paid event (with its deliveries) and the ledger
+ * split (acquirer -> merchant net + platform fee). The conditional UPDATE (only a PENDING charge of that amount, paid
+ * before its expiry) is the guard: duplicate notifications serialise on the row and find it PAID, so nothing is
+ * credited twice. A batch costs the statements of one payment, and locks each ledger account once: under load the
+ * worker settles whatever is queued together, instead of every payment queueing on the same hot account rows.
  * Written in plain SQL, few round trips: this is the path every payment takes.
  */
-export async function settlePayment(em: EntityManager, boss: PgBoss, log: Logger, n: PaymentNotification): Promise<SettleOutcome> {
-  const paidAt = new Date(n.paidAt);
+export async function settlePayments(em: EntityManager, boss: PgBoss, log: Logger, batch: PaymentNotification[]): Promise<SettleOutcome[]> {
   return em.transactional(async (tx) => {
-    const [row] = await tx.execute<PaidRow[]>(
-      `with paid as (
-         update charges set status = 'PAID', paid_at = ?, end_to_end_id = ?, updated_at = now()
-          where txid = ? and status = 'PENDING' and amount = ? and expires_at >= ?
-         returning *)
-       select paid.*, c.name as customer_name, c.document as customer_document from paid left join customers c on c.id = paid.customer_id`,
-      [paidAt, n.endToEndId, n.txid, n.amount, paidAt],
+    const rows = await tx.execute<PaidRow[]>(
+      `with n as (select * from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as n(txid, end_to_end_id, amount, paid_at)),
+       paid as (
+         update charges c set status = 'PAID', paid_at = n.paid_at, end_to_end_id = n.end_to_end_id, updated_at = now()
+           from n where c.txid = n.txid and c.status = 'PENDING' and c.amount = n.amount and c.expires_at >= n.paid_at
+         returning c.*)
+       select paid.*, cu.name as customer_name, cu.document as customer_document from paid left join customers cu on cu.id = paid.customer_id`,
+      [pgArray(batch.map((n) => n.txid)), pgArray(batch.map((n) => n.endToEndId)), pgArray(batch.map((n) => n.amount)), pgArray(batch.map((n) => n.paidAt))],
     );
-    if (!row) return outcome(log, await whyNotPaid(tx, n, paidAt), n);
-    await recordEvent(tx, boss, row.merchant_id, 'charge.paid', chargeRowView(row, { tracking: true }));
+    // which notification paid each charge; a duplicate in the same batch then finds it PAID, as it would later
+    const paidBy = new Map(rows.map((r) => [r.txid, r.end_to_end_id]));
+    const outcomes: SettleOutcome[] = [];
+    for (const n of batch) {
+      if (paidBy.get(n.txid) === n.endToEndId) {
+        paidBy.delete(n.txid);
+        outcomes.push(outcome(log, 'paid', n));
+      } else outcomes.push(outcome(log, await whyNotPaid(tx, n, new Date(n.paidAt)), n));
+    }
+    await recordEvents(tx, boss, rows.map((r) => ({ merchantId: r.merchant_id, type: 'charge.paid', data: chargeRowView(r, { tracking: true }) })));
     // the ledger last: its account rows stay locked only until the commit that follows
-    await post(tx, 'charge.payment', row.id, [
-      { account: accounts.acquirerSettlement, amount: -row.amount },
-      { account: accounts.available(row.merchant_id), amount: row.amount - row.fee, merchantId: row.merchant_id },
-      { account: accounts.platformFees, amount: row.fee },
-    ]);
-    return outcome(log, 'paid', n);
+    await postMany(tx, rows.map((r) => ({
+      kind: 'charge.payment',
+      referenceId: r.id,
+      postings: [
+        { account: accounts.acquirerSettlement, amount: -r.amount },
+        { account: accounts.available(r.merchant_id), amount: r.amount - r.fee, merchantId: r.merchant_id },
+        { account: accounts.platformFees, amount: r.fee },
+      ],
+    })));
+    return outcomes;
   });
+}
+
+export async function settlePayment(em: EntityManager, boss: PgBoss, log: Logger, n: PaymentNotification): Promise<SettleOutcome> {
+  return (await settlePayments(em, boss, log, [n]))[0];
 }
 
 // Why a notification paid nothing; a payment dated after the expiry of a still-PENDING charge expires it.

@@ -23,7 +23,7 @@ export class InsufficientFundsError extends BusinessRuleError {
 const accountIds = new Map<string, string>();
 
 async function accountIdsFor(em: EntityManager, postings: Posting[]): Promise<Map<string, string>> {
-  const missing = postings.filter((p) => !accountIds.has(p.account));
+  const missing = [...new Map(postings.filter((p) => !accountIds.has(p.account)).map((p) => [p.account, p])).values()];
   if (missing.length) {
     // creating an account takes no lock on an existing one (do nothing on conflict)
     const created = await em.execute<{ code: string }[]>(
@@ -42,45 +42,63 @@ async function accountIdsFor(em: EntityManager, postings: Posting[]): Promise<Ma
   return accountIds;
 }
 
+export type LedgerTransaction = { kind: string; referenceId: string; postings: Posting[] };
+
 /**
  * Posts one balanced transaction, inside the caller's database transaction. Returns false (and changes nothing)
  * when (kind, referenceId) was already posted: the unique key makes every posting idempotent.
  * A merchant account may never go below zero: the guarded UPDATE refuses, and InsufficientFundsError is thrown.
- * Balances are updated last, with the rows locked in code order: callers post at the end of their transaction so
- * the hot account rows (the platform's, a busy merchant's) stay locked only until the commit right after.
  */
 export async function post(em: EntityManager, kind: string, referenceId: string, postings: Posting[]): Promise<boolean> {
-  if (postings.reduce((s, p) => s + p.amount, 0) !== 0) throw new Error(`unbalanced ledger transaction ${kind} ${referenceId}`);
-  if (new Set(postings.map((p) => p.account)).size !== postings.length) throw new Error(`an account appears twice in ${kind} ${referenceId}`);
-  const txId = newId();
-  const inserted = await em.execute<{ id: string }[]>(
-    `insert into ledger_transactions (id, created_at, updated_at, kind, reference_id) values (?, now(), now(), ?, ?)
-     on conflict (kind, reference_id) do nothing returning id`,
-    [txId, kind, referenceId],
+  return (await postMany(em, [{ kind, referenceId, postings }])).length === 1;
+}
+
+/**
+ * Posts several balanced transactions at once (a batch of payments), in one statement whatever their number: the
+ * transaction rows (those already posted are skipped), their entries, and each touched account's balance moved by its
+ * net change. Returns the reference ids posted now. The account rows are locked in code order by the `locked` step
+ * (the UPDATE only reaches a row through it, so no two postings ever wait on each other in opposite orders), with
+ * NO KEY UPDATE as the UPDATE itself takes: a plain FOR UPDATE would conflict with the KEY SHARE locks of the entries'
+ * foreign keys. Callers post at the end of their transaction, so the hot rows (the platform's, a busy merchant's)
+ * stay locked only until the commit right after. A merchant account never goes below zero: the guarded UPDATE skips
+ * it, and InsufficientFundsError is thrown (the caller's transaction then rolls everything back).
+ */
+export async function postMany(em: EntityManager, txs: LedgerTransaction[]): Promise<string[]> {
+  for (const { kind, referenceId, postings } of txs) {
+    if (postings.reduce((s, p) => s + p.amount, 0) !== 0) throw new Error(`unbalanced ledger transaction ${kind} ${referenceId}`);
+    if (new Set(postings.map((p) => p.account)).size !== postings.length) throw new Error(`an account appears twice in ${kind} ${referenceId}`);
+  }
+  if (txs.length === 0) return [];
+  const ids = txs.map(() => newId());
+  const accountIds = await accountIdsFor(em, txs.flatMap((t) => t.postings));
+  const entries = txs.flatMap((t, i) => t.postings.filter((p) => p.amount !== 0).map((p) => ({ tx: ids[i], account: accountIds.get(p.account)!, amount: p.amount })));
+  const [result] = await em.execute<{ posted: string[] | null; moves: number; moved: number }[]>(
+    `with t as (
+       insert into ledger_transactions (id, created_at, updated_at, kind, reference_id)
+       select id, now(), now(), kind, reference_id from unnest(?::uuid[], ?::text[], ?::uuid[]) as t(id, kind, reference_id)
+       on conflict (kind, reference_id) do nothing
+       returning id, reference_id),
+     e as (
+       insert into ledger_entries (id, created_at, updated_at, transaction_id, account_id, amount)
+       select e.id, now(), now(), e.transaction_id, e.account_id, e.amount
+         from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::bigint[]) as e(id, transaction_id, account_id, amount)
+         join t on t.id = e.transaction_id
+       returning account_id, amount),
+     net as (select account_id, sum(amount) as amount from e group by account_id having sum(amount) <> 0),
+     locked as materialized (
+       select a.id from ledger_accounts a join net on net.account_id = a.id order by a.code for no key update of a),
+     moved as (
+       update ledger_accounts a set balance = a.balance + net.amount, updated_at = now()
+         from net join locked on locked.id = net.account_id
+        where a.id = net.account_id and (a.merchant_id is null or a.balance + net.amount >= 0)
+       returning a.id)
+     select (select array_agg(reference_id::text) from t) as posted,
+            (select count(*) from net)::int as moves, (select count(*) from moved)::int as moved`,
+    [pgArray(ids), pgArray(txs.map((t) => t.kind)), pgArray(txs.map((t) => t.referenceId)),
+      pgArray(entries.map(() => newId())), pgArray(entries.map((e) => e.tx)), pgArray(entries.map((e) => e.account)), pgArray(entries.map((e) => e.amount))],
   );
-  if (inserted.length === 0) return false;
-  const ids = await accountIdsFor(em, postings);
-  const moves = postings.filter((p) => p.amount !== 0).sort((a, b) => a.account.localeCompare(b.account));
-  const accountsOf = moves.map((p) => ids.get(p.account)!);
-  const amounts = moves.map((p) => p.amount);
-  await em.execute(
-    `insert into ledger_entries (id, created_at, updated_at, transaction_id, account_id, amount)
-     select id, now(), now(), ?, account_id, amount from unnest(?::uuid[], ?::uuid[], ?::bigint[]) as e(id, account_id, amount)`,
-    [txId, pgArray(moves.map(() => newId())), pgArray(accountsOf), pgArray(amounts)],
-  );
-  // lock in a fixed order (no deadlock between two postings), then move the balances; a merchant account never goes negative.
-  // NO KEY UPDATE, as the UPDATE itself takes: a plain FOR UPDATE would conflict with the KEY SHARE locks that the
-  // entries' foreign keys hold and deadlock two concurrent postings.
-  await em.execute('select 1 from ledger_accounts where id = any(?::uuid[]) order by code for no key update', [pgArray(accountsOf)]);
-  const updated = await em.execute<{ id: string }[]>(
-    `update ledger_accounts a set balance = a.balance + m.amount, updated_at = now()
-       from unnest(?::uuid[], ?::bigint[]) as m(account_id, amount)
-      where a.id = m.account_id and (a.merchant_id is null or a.balance + m.amount >= 0)
-      returning a.id`,
-    [pgArray(accountsOf), pgArray(amounts)],
-  );
-  if (updated.length !== moves.length) throw new InsufficientFundsError();
-  return true;
+  if (result.moved !== result.moves) throw new InsufficientFundsError();
+  return result.posted ?? [];
 }
 
 export async function merchantBalance(em: EntityManager, merchantId: string): Promise<{ available: number; blocked: number }> {

@@ -1,4 +1,4 @@
-import { PgBoss, fromKysely } from 'pg-boss';
+import { PgBoss, fromKysely, type Job, type JobResult } from 'pg-boss';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 
@@ -48,6 +48,15 @@ export async function createBoss(databaseUrl: string, logger: Logger, opts: { su
 export async function sendInTx(em: EntityManager, boss: PgBoss, queue: string, data: object, options: object = {}): Promise<string | null> {
   await em.flush();
   return boss.send(queue, data, { ...options, db: fromKysely(em.getKysely()) });
+}
+
+// Runs a batch's jobs concurrently and settles each on its own, so one failure is retried without the others.
+export async function settleEach<T>(jobs: Job<T>[], run: (data: T) => Promise<void>): Promise<JobResult[]> {
+  const outcomes = await Promise.allSettled(jobs.map((job) => run(job.data)));
+  return jobs.map((job, i) => {
+    const o = outcomes[i];
+    return o.status === 'fulfilled' ? { id: job.id, status: 'completed' } : { id: job.id, status: 'failed', output: { message: String(o.reason) } };
+  });
 }
 
 export type { PgBoss };

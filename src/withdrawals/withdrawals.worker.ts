@@ -1,21 +1,11 @@
-import type { Job, JobResult } from 'pg-boss';
 import type { Deps } from '../deps.ts';
-import { QUEUES } from '../platform/queue.ts';
+import { QUEUES, settleEach } from '../platform/queue.ts';
 import { workSandboxTransfers } from '../acquirer/sandbox.ts';
 import { applyTransferOutcome, reconcileWithdrawals, sendWithdrawal } from './withdrawals.outcomes.ts';
 import type { SendJob } from './withdrawals.service.ts';
 
 export const RECONCILE_CRON = '* * * * *';
 const SEND_BATCH = 10;
-
-// Runs a batch's jobs concurrently and settles each on its own, so one failure is retried without the others.
-export async function settleEach<T>(jobs: Job<T>[], run: (data: T) => Promise<void>): Promise<JobResult[]> {
-  const outcomes = await Promise.allSettled(jobs.map((job) => run(job.data)));
-  return jobs.map((job, i) => {
-    const o = outcomes[i];
-    return o.status === 'fulfilled' ? { id: job.id, status: 'completed' } : { id: job.id, status: 'failed', output: { message: String(o.reason) } };
-  });
-}
 
 // Worker side of withdrawals: send each one to the acquirer, and reconcile the stuck ones every minute and at start.
 export async function registerWithdrawals(deps: Deps): Promise<void> {
