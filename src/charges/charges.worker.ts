@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
-import { QUEUES, settleEach } from '../platform/queue.ts';
+import { QUEUES } from '../platform/queue.ts';
 import { expireCharges, settlePayment, settlePayments } from './settlement.ts';
 import type { RefundJob } from './refunds.service.ts';
 
@@ -9,21 +9,22 @@ const SETTLE_BATCH = 50;
 // The worker's charge duties: settle notified payments, return refunds through the acquirer, expire old charges.
 export async function registerCharges({ orm, boss, logger, acquirer }: Deps): Promise<void> {
   const log = logger.child({ module: 'charges' });
-  // Whatever is queued settles together, in one transaction (see settlePayments); two loops, so new notifications are
-  // fetched while a batch commits. Should a batch fail, its payments are settled one by one, so one bad notification
-  // fails (and is retried by pg-boss) alone. Settlement is idempotent: a retry never pays twice.
-  await boss.work<PaymentNotification>(QUEUES.acquirerNotification,
-    { batchSize: SETTLE_BATCH, localConcurrency: 2, burstWhenBatchFull: true, perJobResults: true },
-    async (jobs) => {
-      try {
-        await settlePayments(orm.em.fork(), boss, log, jobs.map((j) => j.data));
-        return jobs.map((j) => ({ id: j.id, status: 'completed' as const }));
-      } catch (err) {
-        if (jobs.length === 1) throw err;
-        log.warn({ err, payments: jobs.length }, 'batch settlement failed, settling its payments one by one');
-        return settleEach(jobs, async (data) => { await settlePayment(orm.em.fork(), boss, log, data); });
-      }
-    });
+  // Whatever is queued settles together, in one transaction (see settlePayments). Should a batch fail, its payments
+  // are settled one by one: the ones that fail are failed in pg-boss (retried with backoff, then dead-lettered) and the
+  // rest complete, so one bad notification never holds the others back. Settlement is idempotent: a retry never pays
+  // twice. (Per-job results are set by hand rather than with pg-boss's perJobResults, whose completion statement costs
+  // several times the plain one on every batch.)
+  await boss.work<PaymentNotification>(QUEUES.acquirerNotification, { batchSize: SETTLE_BATCH, burstWhenBatchFull: true }, async (jobs) => {
+    try {
+      await settlePayments(orm.em.fork(), boss, log, jobs.map((j) => j.data));
+    } catch (err) {
+      if (jobs.length === 1) throw err;
+      log.warn({ err, payments: jobs.length }, 'batch settlement failed, settling its payments one by one');
+      const results = await Promise.allSettled(jobs.map((j) => settlePayment(orm.em.fork(), boss, log, j.data)));
+      const failed = jobs.flatMap((j, i) => (results[i].status === 'rejected' ? [{ id: j.id, reason: String((results[i] as PromiseRejectedResult).reason) }] : []));
+      for (const f of failed) await boss.fail(QUEUES.acquirerNotification, f.id, { message: f.reason });
+    } // returning completes the jobs still active: all of them, or all but the failed ones
+  });
   await boss.work<RefundJob>(QUEUES.chargeRefund, async ([job]) => {
     // idempotent at the acquirer by refundId, so a retried job never returns the money twice
     const result = await acquirer.refund({ endToEndId: job.data.endToEndId, refundId: job.data.chargeId, amount: job.data.amount });
