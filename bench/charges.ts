@@ -1,7 +1,7 @@
 // Scenario (a): POST /v1/charges with an API key, 50 connections, against the bare Express + INSERT baseline.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { freePort, startDatabase, startProc, childPids, rssMb, type Database } from './lib/stack.ts';
+import { freePort, startDatabase, startProc, childPids, rssMb, privateMb, type Database } from './lib/stack.ts';
 import { onboardMerchant } from './lib/merchant.ts';
 import { machine, report, round, type Row } from './lib/report.ts';
 
@@ -29,7 +29,8 @@ export async function benchCharges(db?: Database): Promise<Row[]> {
       const api = await startProc('api', 'apps/api/main.ts', { DATABASE_URL: db.url, PORT: String(port), WEB_CONCURRENCY: String(processes), DB_POOL_MAX: '10' });
       const m = await onboardMerchant(`http://127.0.0.1:${port}`, db.url);
       const r = await load(`http://127.0.0.1:${port}/v1/charges`, { authorization: `Bearer ${m.apiKey}` }, JSON.stringify({ amount: 1050, description: 'Pedido de benchmark' }));
-      const rss = Math.max(api.rssMb(), ...childPids(api.child.pid!).map(rssMb));
+      const rss = Math.max(api.rssMb(), ...childPids(api.child.pid!).map((pid) => rssMb(pid)));
+      const own = Math.max(api.privateMb(), ...childPids(api.child.pid!).map(privateMb));
       await api.stop();
       const ratio = round(r.rps / base.rps, 3);
       const tag = `${processes} API process${processes > 1 ? 'es' : ''}`;
@@ -39,6 +40,7 @@ export async function benchCharges(db?: Database): Promise<Row[]> {
         { scenario: 'a', metric: `p99 ms (${tag})`, value: r.p99, target: '< 100', pass: r.p99 < 100 },
         { scenario: 'a', metric: `non-2xx + errors (${tag})`, value: r.non2xx + r.errors, target: '0', pass: r.non2xx + r.errors === 0 },
         { scenario: 'e', metric: `API RSS MB after (a) (${tag}, largest process)`, value: rss, target: '< 150', pass: rss < 150 },
+        { scenario: 'e', metric: `API private MB (RssAnon) after (a) (${tag})`, value: own },
       );
     }
   } finally {

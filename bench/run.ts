@@ -16,7 +16,10 @@ const scenarios: [string, (db: Awaited<ReturnType<typeof startDatabase>>) => Pro
   ['b', async (db) => {
     const { rows: r, procs } = await benchLatency(db);
     // RSS of each process at the end of (b)
-    const rss = procs.filter((p) => p.name !== 'receiver').map((p) => ({ scenario: 'e', metric: `${p.name} RSS MB after (b)`, value: p.rssMb() } as Row));
+    const rss = procs.filter((p) => p.name !== 'receiver').flatMap((p) => [
+      { scenario: 'e', metric: `${p.name} RSS MB after (b)`, value: p.rssMb() } as Row,
+      { scenario: 'e', metric: `${p.name} private MB (RssAnon) after (b)`, value: p.privateMb() } as Row,
+    ]);
     for (const p of procs) await p.stop();
     return [...r, ...rss];
   }],

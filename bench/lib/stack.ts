@@ -11,6 +11,7 @@ import pg from 'pg';
 import { createLogger } from '../../src/platform/logger.ts';
 import { setupDatabase } from '../../src/platform/setup.ts';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../../src/platform/embedded-pg.ts';
+import { PROCESS_ENV, PROCESS_FLAGS, type App } from '../../src/platform/runtime.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -58,15 +59,18 @@ export async function startDatabase(name = `pix_bench_${process.pid}`): Promise<
   };
 }
 
-export type Proc = { name: string; child: ChildProcess; stop: () => Promise<void>; rssMb: () => number };
+export type Proc = { name: string; child: ChildProcess; stop: () => Promise<void>; rssMb: () => number; privateMb: () => number };
+
+const appOf = (script: string) => /^apps\/(\w+)\//.exec(script)?.[1] as App;
 
 // Forks apps/<app>/main.ts (or any script) and waits for its "ready" message.
 export async function startProc(name: string, script: string, env: Record<string, string>): Promise<Proc> {
   const child = fork(join(root, script), [], {
-    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-42',
+    env: { ...PROCESS_ENV, ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-42',
       ACQUIRER_WEBHOOK_SECRET: 'bench-acquirer-secret-bench-acquirer-secret', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: ['--max-semi-space-size=4'], // as package.json's start:* scripts run them
+    // as npm start and package.json's start:* scripts run them (BENCH_NODE_FLAGS overrides, to try other V8 flags)
+    execArgv: process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [...(PROCESS_FLAGS[appOf(script)] ?? [])],
   });
   await new Promise<void>((resolve, reject) => {
     child.on('message', (m) => m === 'ready' && resolve());
@@ -76,6 +80,7 @@ export async function startProc(name: string, script: string, env: Record<string
     name,
     child,
     rssMb: () => rssMb(child.pid!),
+    privateMb: () => privateMb(child.pid!),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = once(child, 'exit');
@@ -85,15 +90,17 @@ export async function startProc(name: string, script: string, env: Record<string
   };
 }
 
-// Resident memory of a process (and of its cluster children, reported as the largest one).
-export function rssMb(pid: number): number {
+// Resident memory of a process (RSS). About 60 MB of it is the Node binary's code pages (RssFile), shared by every
+// Node process on the machine; privateMb is the process's own part (RssAnon).
+export function rssMb(pid: number, field: 'VmRSS' | 'RssAnon' = 'VmRSS'): number {
   try {
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
     return Math.round(kb / 1024);
   } catch {
     return 0;
   }
 }
+export const privateMb = (pid: number) => rssMb(pid, 'RssAnon');
 
 export function childPids(pid: number): number[] {
   try {
