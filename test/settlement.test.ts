@@ -119,6 +119,17 @@ test('a batch settles in one transaction: every outcome reported, each charge cr
   t.deepEqual(await settlePayments(app.orm.em.fork(), app.boss, createLogger('silent', 't'), [first]), ['duplicate'], 'a later redelivery changes nothing');
 });
 
+test('notifications for one charge in one batch are taken in order: a wrong amount first does not stop the right one', async (t) => {
+  const { m, c } = await newCharge(1_200);
+  const at = new Date().toISOString();
+  const right = { txid: c.txid, endToEndId: sandboxEndToEndId(), amount: 1_200, paidAt: at };
+  const outcomes = await settlePayments(app.orm.em.fork(), app.boss, createLogger('silent', 't'),
+    [{ ...right, endToEndId: sandboxEndToEndId(), amount: 1_100 }, right, { ...right }]);
+  t.deepEqual(outcomes, ['mismatch', 'paid', 'duplicate']);
+  t.like((await m.http.get(`/v1/charges/${c.id}`)).body.charge, { status: 'PAID', endToEndId: right.endToEndId });
+  t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 1_200 - 12);
+});
+
 test('a batch the worker cannot settle as a whole is settled one by one: the bad notification fails alone', async (t) => {
   const { m, c } = await newCharge(4_000);
   const other = await newCharge(1_500);

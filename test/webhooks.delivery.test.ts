@@ -157,6 +157,18 @@ test('a receiver that never answers: the timeout is recorded and retried', async
   await m.http.del(`${PATH}/${w.id}`);
 });
 
+test('a fan-out job queued by an earlier release (event stored without deliveries) is still delivered', async (t) => {
+  const m = await createMerchant(app);
+  const r = await receiver();
+  await m.http.post(PATH, { url: r.url('/legacy') });
+  const [{ id }] = await app.orm.em.fork().execute<{ id: string }[]>(`insert into events (id, created_at, updated_at, merchant_id, type, data)
+    values (gen_random_uuid(), now(), now(), ?, 'pixkey.updated', '{"legacy": true}') returning id`, [m.merchantId]);
+  await app.boss.send(QUEUES.webhookFanout, { eventId: id });
+  const [received] = await r.waitFor(1, 15_000);
+  t.is(JSON.parse(received.body).id, id);
+  t.deepEqual(JSON.parse(received.body).data, { legacy: true });
+});
+
 test('the recorded response is cut at 4 KB; a 2xx with any body is a success', async (t) => {
   const m = await createMerchant(app);
   const r = await receiver(() => ({ status: 202, body: 'é'.repeat(60_000) }));

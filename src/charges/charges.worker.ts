@@ -21,8 +21,11 @@ export async function registerCharges({ orm, boss, logger, acquirer }: Deps): Pr
       if (jobs.length === 1) throw err;
       log.warn({ err, payments: jobs.length }, 'batch settlement failed, settling its payments one by one');
       const results = await Promise.allSettled(jobs.map((j) => settlePayment(orm.em.fork(), boss, log, j.data)));
-      const failed = jobs.flatMap((j, i) => (results[i].status === 'rejected' ? [{ id: j.id, reason: String((results[i] as PromiseRejectedResult).reason) }] : []));
-      for (const f of failed) await boss.fail(QUEUES.acquirerNotification, f.id, { message: f.reason });
+      // failed as the attempts this worker holds (id + retryCount): a claim that lapsed to another worker is left alone
+      for (const [i, job] of jobs.entries()) {
+        const r = results[i];
+        if (r.status === 'rejected') await boss.fail(QUEUES.acquirerNotification, { id: job.id, retryCount: job.retryCount }, { message: String(r.reason) });
+      }
     } // returning completes the jobs still active: all of them, or all but the failed ones
   });
   await boss.work<RefundJob>(QUEUES.chargeRefund, async ([job]) => {

@@ -23,31 +23,29 @@ type PaidRow = ChargeRow & { merchant_id: string };
  * before its expiry) is the guard: duplicate notifications serialise on the row and find it PAID, so nothing is
  * credited twice. A batch costs the statements of one payment, and locks each ledger account once: under load the
  * worker settles whatever is queued together, instead of every payment queueing on the same hot account rows.
+ * Notifications for the same charge within a batch are taken in order, one per round (rounds are rare: a redelivery
+ * arriving with its original), so the first that qualifies pays, as if they had come one at a time.
  * Written in plain SQL, few round trips: this is the path every payment takes.
  */
 export async function settlePayments(em: EntityManager, boss: PgBoss, log: Logger, batch: PaymentNotification[]): Promise<SettleOutcome[]> {
   return em.transactional(async (tx) => {
-    const rows = await tx.execute<PaidRow[]>(
-      `with n as (select * from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as n(txid, end_to_end_id, amount, paid_at)),
-       paid as (
-         update charges c set status = 'PAID', paid_at = n.paid_at, end_to_end_id = n.end_to_end_id, updated_at = now()
-           from n where c.txid = n.txid and c.status = 'PENDING' and c.amount = n.amount and c.expires_at >= n.paid_at
-         returning c.*)
-       select paid.*, cu.name as customer_name, cu.document as customer_document from paid left join customers cu on cu.id = paid.customer_id`,
-      [pgArray(batch.map((n) => n.txid)), pgArray(batch.map((n) => n.endToEndId)), pgArray(batch.map((n) => n.amount)), pgArray(batch.map((n) => n.paidAt))],
-    );
-    // which notification paid each charge; a duplicate in the same batch then finds it PAID, as it would later
-    const paidBy = new Map(rows.map((r) => [r.txid, r.end_to_end_id]));
-    const outcomes: SettleOutcome[] = [];
-    for (const n of batch) {
-      if (paidBy.get(n.txid) === n.endToEndId) {
-        paidBy.delete(n.txid);
-        outcomes.push(outcome(log, 'paid', n));
-      } else outcomes.push(outcome(log, await whyNotPaid(tx, n, new Date(n.paidAt)), n));
+    const outcomes: SettleOutcome[] = new Array(batch.length);
+    const paid: PaidRow[] = [];
+    let pending = batch.map((n, i) => ({ n, i }));
+    while (pending.length) {
+      const txids = new Set<string>();
+      const round = pending.filter(({ n }) => !txids.has(n.txid) && txids.add(n.txid));
+      pending = pending.filter((p) => !round.includes(p));
+      const rows = await payCharges(tx, round.map(({ n }) => n));
+      const paidBy = new Map(rows.map((r) => [r.txid, r.end_to_end_id]));
+      for (const { n, i } of round) {
+        outcomes[i] = outcome(log, paidBy.get(n.txid) === n.endToEndId ? 'paid' : await whyNotPaid(tx, n, new Date(n.paidAt)), n);
+      }
+      paid.push(...rows);
     }
-    await recordEvents(tx, boss, rows.map((r) => ({ merchantId: r.merchant_id, type: 'charge.paid', data: chargeRowView(r, { tracking: true }) })));
+    await recordEvents(tx, boss, paid.map((r) => ({ merchantId: r.merchant_id, type: 'charge.paid', data: chargeRowView(r, { tracking: true }) })));
     // the ledger last: its account rows stay locked only until the commit that follows
-    await postMany(tx, rows.map((r) => ({
+    await postMany(tx, paid.map((r) => ({
       kind: 'charge.payment',
       referenceId: r.id,
       postings: [
@@ -58,6 +56,23 @@ export async function settlePayments(em: EntityManager, boss: PgBoss, log: Logge
     })));
     return outcomes;
   });
+}
+
+// One UPDATE for notifications of distinct charges. The charges are locked first, in txid order (the UPDATE reaches a
+// row only through `locked`), so two batches sharing charges never wait on each other crosswise.
+function payCharges(tx: EntityManager, notifications: PaymentNotification[]): Promise<PaidRow[]> {
+  return tx.execute<PaidRow[]>(
+    `with n as (select * from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as n(txid, end_to_end_id, amount, paid_at)),
+     locked as materialized (select c.id from charges c where c.txid in (select txid from n) order by c.txid for update of c),
+     paid as (
+       update charges c set status = 'PAID', paid_at = n.paid_at, end_to_end_id = n.end_to_end_id, updated_at = now()
+         from n join locked on true
+        where locked.id = c.id and c.txid = n.txid and c.status = 'PENDING' and c.amount = n.amount and c.expires_at >= n.paid_at
+       returning c.*)
+     select paid.*, cu.name as customer_name, cu.document as customer_document from paid left join customers cu on cu.id = paid.customer_id`,
+    [pgArray(notifications.map((n) => n.txid)), pgArray(notifications.map((n) => n.endToEndId)),
+      pgArray(notifications.map((n) => n.amount)), pgArray(notifications.map((n) => n.paidAt))],
+  );
 }
 
 export async function settlePayment(em: EntityManager, boss: PgBoss, log: Logger, n: PaymentNotification): Promise<SettleOutcome> {

@@ -23,7 +23,9 @@ export class InsufficientFundsError extends BusinessRuleError {
 const accountIds = new Map<string, string>();
 
 async function accountIdsFor(em: EntityManager, postings: Posting[]): Promise<Map<string, string>> {
-  const missing = [...new Map(postings.filter((p) => !accountIds.has(p.account)).map((p) => [p.account, p])).values()];
+  // in code order, like every lock here: two postings creating the same accounts never wait on each other crosswise
+  const missing = [...new Map(postings.filter((p) => !accountIds.has(p.account)).map((p) => [p.account, p])).values()]
+    .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
   if (missing.length) {
     // creating an account takes no lock on an existing one (do nothing on conflict)
     const created = await em.execute<{ code: string }[]>(
@@ -59,7 +61,9 @@ export async function post(em: EntityManager, kind: string, referenceId: string,
  * net change. Returns the reference ids posted now. The account rows are locked in code order by the `locked` step
  * (the UPDATE only reaches a row through it, so no two postings ever wait on each other in opposite orders), with
  * NO KEY UPDATE as the UPDATE itself takes: a plain FOR UPDATE would conflict with the KEY SHARE locks of the entries'
- * foreign keys. Callers post at the end of their transaction, so the hot rows (the platform's, a busy merchant's)
+ * foreign keys. The new balance and its guard are computed from the balance `locked` returns, the row as it is once
+ * locked (and stays until the commit): the statement's snapshot, which the UPDATE's own scan reads, may predate a
+ * credit committed while the statement waited for the lock, and would refuse a debit that the credit covers. Callers post at the end of their transaction, so the hot rows (the platform's, a busy merchant's)
  * stay locked only until the commit right after. A merchant account never goes below zero: the guarded UPDATE skips
  * it, and InsufficientFundsError is thrown (the caller's transaction then rolls everything back).
  */
@@ -86,11 +90,12 @@ export async function postMany(em: EntityManager, txs: LedgerTransaction[]): Pro
        returning account_id, amount),
      net as (select account_id, sum(amount) as amount from e group by account_id having sum(amount) <> 0),
      locked as materialized (
-       select a.id from ledger_accounts a join net on net.account_id = a.id order by a.code for no key update of a),
+       select a.id, a.merchant_id, a.balance from ledger_accounts a join net on net.account_id = a.id
+        order by a.code for no key update of a),
      moved as (
-       update ledger_accounts a set balance = a.balance + net.amount, updated_at = now()
+       update ledger_accounts a set balance = locked.balance + net.amount, updated_at = now()
          from net join locked on locked.id = net.account_id
-        where a.id = net.account_id and (a.merchant_id is null or a.balance + net.amount >= 0)
+        where a.id = net.account_id and (locked.merchant_id is null or locked.balance + net.amount >= 0)
        returning a.id)
      select (select array_agg(reference_id::text) from t) as posted,
             (select count(*) from net)::int as moves, (select count(*) from moved)::int as moved`,

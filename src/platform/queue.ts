@@ -11,6 +11,7 @@ export const QUEUES = {
   sandboxTransfer: 'sandbox.transfer', // sandbox acquirer: its asynchronous transfer outcome
   chargeRefund: 'charge.refund', // worker: return a refunded payment to the payer through the acquirer
   countersFold: 'counters.fold', // worker, scheduled: fold the listing counters' +1/-1 rows
+  webhookFanout: 'webhook.fanout', // daemon, legacy: fan-out jobs enqueued by releases before deliveries were written with the event
   webhookDeliver: 'webhook.deliver', // daemon: one attempt of one delivery (enqueued with the event, see recordEvent)
 } as const;
 

@@ -3,7 +3,7 @@ import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { QUEUES } from '../platform/queue.ts';
 import { createDaemonDb } from './daemon-db.ts';
-import type { DeliverJob } from './fanout.ts';
+import { fanOut, type DeliverJob } from './fanout.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
 
@@ -44,6 +44,11 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
       setTimeout(() => { wakes.delete(at); boss.notifyWorker(deliverWorkerId); }, at - Date.now()).unref();
     },
   };
+
+  // Releases before this one queued a fan-out job per event instead of writing its deliveries with it: the jobs still
+  // queued at the upgrade (or enqueued by old processes during a rolling deploy) are fanned out here. Idempotent.
+  await boss.work<{ eventId: string }>(QUEUES.webhookFanout, { batchSize: 500, burstWhenBatchFull: true, pollingIntervalSeconds: 10 },
+    async (jobs) => { await fanOut(db, boss, jobs.map((j) => j.data.eventId)); });
 
   deliverWorkerId = await boss.work<DeliverJob>(QUEUES.webhookDeliver,
     { batchSize, localConcurrency: loops, burstWhenBatchFull: true, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 5 },
