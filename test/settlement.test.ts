@@ -141,7 +141,8 @@ test('a batch the worker cannot settle as a whole is settled one by one: the bad
   await waitFor(() => m.http.get(`/v1/charges/${c.id}`), (r) => r.body.charge.status === 'PAID');
   t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 4_000 - 40);
   t.like((await other.m.http.get(`/v1/charges/${other.c.id}`)).body.charge, { status: 'PENDING' });
-  const [bad] = await sql(`select state from pgboss.job where name = ? and data->>'txid' = ?`, [QUEUES.acquirerNotification, other.c.txid]);
+  const stateOfBad = () => sql(`select state from pgboss.job where name = ? and data->>'txid' = ?`, [QUEUES.acquirerNotification, other.c.txid]);
+  const [bad] = await waitFor(stateOfBad, ([j]) => ['retry', 'failed'].includes(j.state)); // failed after the good one committed
   t.true(['retry', 'failed'].includes(bad.state), `the bad notification's job is ${bad.state}`);
   await sql(`delete from pgboss.job where name = ? and data->>'txid' = ?`, [QUEUES.acquirerNotification, other.c.txid]); // no retries left behind
 });

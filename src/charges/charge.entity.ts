@@ -2,6 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Customer } from './customer.entity.ts';
+import { countTrigger } from '../platform/counters.ts';
 
 export const CHARGE_STATUSES = ['PENDING', 'PAID', 'FAILED', 'CANCELED', 'REFUNDED'] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
@@ -9,23 +10,10 @@ export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
 // Triggers keep charge_counts (append-only, see ChargeCount) exact in the writing transaction: statement triggers over
 // the transition table for inserts and deletes (a bulk load adds one row per merchant and status), a row trigger for
 // status changes. Declared here so MikroORM's schema diff knows them; created by the charge_counts migrations.
-function countTrigger(event: 'insert' | 'delete') {
-  const [table, sign, rows] = event === 'insert' ? ['inserted', '', 'new'] : ['deleted', '-', 'old'];
-  const fn = `"charge_counts_${event}_fn"`;
-  return {
-    name: `charge_counts_${event}`,
-    timing: 'after' as const,
-    events: [event],
-    forEach: 'statement' as const,
-    expression: `create or replace function ${fn}() returns trigger as $$ begin `
-      + `insert into "charge_counts" ("merchant_id", "status", "count") select "merchant_id", "status", ${sign}count(*) from ${table} group by "merchant_id", "status"; `
-      + `return null; end; $$ language plpgsql;\n`
-      + `create trigger "charge_counts_${event}" after ${event} on "charges" referencing ${rows} table as ${table} `
-      + `for each statement execute function ${fn}();`,
-  };
-}
+const count = (event: 'insert' | 'delete') => countTrigger(
+  { table: 'charges', counter: 'charge_counts', keys: '"merchant_id", "status"', name: `charge_counts_${event}`, fn: `charge_counts_${event}_fn` }, event);
 
-export const CHARGE_TRIGGERS = [countTrigger('insert'), countTrigger('delete'), {
+export const CHARGE_TRIGGERS = [count('insert'), count('delete'), {
   name: 'charge_counts_status',
   timing: 'after' as const,
   events: ['update' as const],

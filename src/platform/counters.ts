@@ -28,6 +28,26 @@ export async function foldCounters(em: EntityManager): Promise<number> {
   return folded;
 }
 
+/**
+ * The statement trigger that adds one +n/-n row per key to a counter for every insert or delete on `table`, over the
+ * transition table (a bulk load adds one row per key, not per row). For an entity's `triggers`, so MikroORM's schema
+ * diff knows it; the migrations create it.
+ */
+export function countTrigger(o: { table: string; counter: string; keys: string; name: string; fn: string }, event: 'insert' | 'delete') {
+  const [rows, sign, ref] = event === 'insert' ? ['inserted', '', 'new'] : ['deleted', '-', 'old'];
+  return {
+    name: o.name,
+    timing: 'after' as const,
+    events: [event],
+    forEach: 'statement' as const,
+    expression: `create or replace function "${o.fn}"() returns trigger as $$ begin `
+      + `insert into "${o.counter}" (${o.keys}, "count") select ${o.keys}, ${sign}count(*) from ${rows} group by ${o.keys}; `
+      + `return null; end; $$ language plpgsql;\n`
+      + `create trigger "${o.name}" after ${event} on "${o.table}" referencing ${ref} table as ${rows} `
+      + `for each statement execute function "${o.fn}"();`,
+  };
+}
+
 export const FOLD_CRON = '* * * * *';
 
 // Worker: fold the counters every minute.

@@ -2,29 +2,17 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { PIX_KEY_TYPES } from '../pix-keys/pix-key.entity.ts';
+import { countTrigger } from '../platform/counters.ts';
 
 export const WITHDRAWAL_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
 
 // Statement triggers keep withdrawal_counts exact for any insert (one row or a bulk seed) or delete, in the same
 // transaction. A trigger with a transition table takes one event, hence two. Declared here so MikroORM's schema
 // diff knows them (it would otherwise propose dropping them); created by the withdrawals migration.
-function countTrigger(event: 'insert' | 'delete') {
-  const [table, sign, rows] = event === 'insert' ? ['inserted', '', 'new'] : ['deleted', '-', 'old'];
-  const fn = `"withdrawals_count_${event}_fn"`;
-  return {
-    name: `count_${event}`,
-    timing: 'after' as const,
-    events: [event],
-    forEach: 'statement' as const,
-    expression: `create or replace function ${fn}() returns trigger as $$ begin `
-      + `insert into "withdrawal_counts" ("merchant_id", "count") select "merchant_id", ${sign}count(*) from ${table} group by "merchant_id"; `
-      + `return null; end; $$ language plpgsql;\n`
-      + `create trigger "count_${event}" after ${event} on "withdrawals" referencing ${rows} table as ${table} `
-      + `for each statement execute function ${fn}();`,
-  };
-}
+const count = (event: 'insert' | 'delete') => countTrigger(
+  { table: 'withdrawals', counter: 'withdrawal_counts', keys: '"merchant_id"', name: `count_${event}`, fn: `withdrawals_count_${event}_fn` }, event);
 
-export const WITHDRAWAL_TRIGGERS = [countTrigger('insert'), countTrigger('delete')];
+export const WITHDRAWAL_TRIGGERS = [count('insert'), count('delete')];
 
 // returnedAt: the transfer completed and was later returned by the receiving bank (money credited back).
 export const Withdrawal = defineEntity({
