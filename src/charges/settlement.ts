@@ -100,10 +100,14 @@ function outcome(log: Logger, result: SettleOutcome, n: PaymentNotification): Se
 }
 
 // PENDING charges past createdAt + expiresIn become CANCELED (no event, per the contract).
+// Charges a settlement holds locked are skipped (SKIP LOCKED): the sweep never waits on, nor deadlocks with, a batch of
+// payments, and what it skips is decided by that settlement or by the next sweep.
 export async function expireCharges(em: EntityManager): Promise<number> {
   const rows = await em.execute<{ id: string }[]>(
     `update charges set status = 'CANCELED', canceled_at = expires_at, updated_at = now()
-      where status = 'PENDING' and expires_at <= now() returning id`,
+      where id in (select id from charges where status = 'PENDING' and expires_at <= now() for update skip locked)
+        and status = 'PENDING'
+      returning id`,
   );
   return rows.length;
 }
