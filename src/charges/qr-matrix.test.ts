@@ -1,5 +1,6 @@
 import test from 'ava';
-import QRCode, { type QRCodeSegment } from 'qrcode';
+import QRCode, { type QRCodeMaskPattern, type QRCodeSegment } from 'qrcode';
+import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { qrMatrix, segments } from './qr-matrix.ts';
 import { buildDynamicPix } from './brcode.ts';
@@ -22,6 +23,25 @@ test('qrMatrix picks the same mask and modules as QRCode.create with the same se
     }
   }
   t.pass();
+});
+
+test('the bit-parallel mask scores equal qrcode\'s own N1-N4 penalties for every mask, at every size used', (t) => {
+  const require = createRequire(import.meta.url);
+  const Mask = require('qrcode/lib/core/mask-pattern.js') as Record<'getPenaltyN1' | 'getPenaltyN2' | 'getPenaltyN3' | 'getPenaltyN4', (m: unknown) => number>;
+  const payloads = ['a', 'HELLO WORLD', 'x'.repeat(100), 'y'.repeat(700), '9'.repeat(2000)];
+  for (let i = 0; i < 40; i++) payloads.push(randomBytes(5 + i * 7).toString('base64'));
+  const sizes = new Set<number>();
+  for (const p of payloads) {
+    const mine = qrMatrix(p);
+    sizes.add(mine.size);
+    const theirs = Array.from({ length: 8 }, (_, mask) => {
+      const m = QRCode.create(segments(p) as unknown as QRCodeSegment[], { errorCorrectionLevel: 'M', maskPattern: mask as QRCodeMaskPattern }).modules;
+      return Mask.getPenaltyN1(m) + Mask.getPenaltyN2(m) + Mask.getPenaltyN3(m) + Mask.getPenaltyN4(m);
+    });
+    if (JSON.stringify(mine.penalties) !== JSON.stringify(theirs)) return t.fail(`${p.length} chars: ${mine.penalties} vs ${theirs}`);
+  }
+  t.true(sizes.size >= 10, `sizes covered: ${[...sizes].sort((a, b) => a - b).join(', ')}`);
+  t.log(`sizes covered: ${[...sizes].sort((a, b) => a - b).join(', ')}`);
 });
 
 test('the cheap segmentation costs BR Codes at most one symbol version over qrcode\'s optimal one', (t) => {

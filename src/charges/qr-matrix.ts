@@ -2,7 +2,8 @@
 // - segments: qrcode's optimal segmentation runs a shortest-path search per call (~0.5 ms); BR Codes are byte text
 //   with long digit and upper-case runs, so those go numeric/alphanumeric and the rest byte (at most one version more);
 // - mask: qrcode tries all eight masks with per-module method calls (~0.7 ms); here it encodes once with mask 0 and
-//   the same penalty rules (ISO 18004 N1-N4, qrcode's mask-pattern.js formulas) are scored over a flat array.
+//   the same penalty rules (ISO 18004 N1-N4, qrcode's mask-pattern.js formulas) are scored over bit rows and columns,
+//   a few word operations per line.
 // The unit test proves the result equals QRCode.create with the same segments.
 import { createRequire } from 'node:module';
 import QRCode, { type QRCodeSegment } from 'qrcode';
@@ -32,55 +33,122 @@ function formatPositions(size: number): [number, number][][] {
   return pos;
 }
 
-function penalty(d: Uint8Array, size: number): number {
-  let points = 0;
-  // N1: runs of 5+ same-colour modules in a row or a column; N3: finder-like 1:1:3:1:1 patterns
-  for (let a = 0; a < size; a++) {
-    let lastRow = -1, runRow = 0, lastCol = -1, runCol = 0, bitsRow = 0, bitsCol = 0;
-    for (let b = 0; b < size; b++) {
-      const m1 = d[a * size + b], m2 = d[b * size + a];
-      if (m1 === lastRow) runRow++; else { if (runRow >= 5) points += 3 + runRow - 5; lastRow = m1; runRow = 1; }
-      if (m2 === lastCol) runCol++; else { if (runCol >= 5) points += 3 + runCol - 5; lastCol = m2; runCol = 1; }
-      bitsRow = ((bitsRow << 1) & 0x7ff) | m1;
-      bitsCol = ((bitsCol << 1) & 0x7ff) | m2;
-      if (b >= 10) {
-        if (bitsRow === 0x5d0 || bitsRow === 0x05d) points += 40;
-        if (bitsCol === 0x5d0 || bitsCol === 0x05d) points += 40;
-      }
-    }
-    if (runRow >= 5) points += 3 + runRow - 5;
-    if (runCol >= 5) points += 3 + runCol - 5;
+// The mask penalty over bit rows: bit c of line r is bit (c & 31) of word r * w + (c >> 5), so each rule is a few word
+// operations per line instead of work per module. Lines are the rows, then (the same code over the transposed
+// matrix) the columns. The scores equal qrcode's mask-pattern.js N1-N4 for every mask (see qr-matrix.test.ts).
+class BitLines {
+  readonly size: number;
+  readonly w: number;
+  private readonly t1: Uint32Array;
+  private readonly valid: Uint32Array[]; // valid[k]: positions c <= size - 1 - k
+  constructor(size: number) {
+    this.size = size;
+    this.w = (size + 31) >>> 5;
+    this.t1 = new Uint32Array(this.w + 1);
+    this.valid = Array.from({ length: 11 }, (_, k) => {
+      const v = new Uint32Array(this.w + 1);
+      for (let c = 0; c <= size - 1 - k; c++) v[c >>> 5] |= 1 << (c & 31);
+      return v;
+    });
   }
-  // N2: 2x2 blocks of one colour; N4: deviation of the dark proportion from 50 %
-  let blocks = 0, dark = 0;
-  for (let r = 0; r < size; r++) {
-    for (let c = 0; c < size; c++) {
-      const i = r * size + c;
-      dark += d[i];
-      if (r < size - 1 && c < size - 1) {
-        const s = d[i] + d[i + 1] + d[i + size] + d[i + size + 1];
-        if (s === 0 || s === 4) blocks++;
-      }
+
+  // N1 (runs of 5+ same-colour modules: run - 2 points) and N3 (1:1:3:1:1 finder-like patterns: 40) along one line.
+  line(bits: Uint32Array, off: number): number {
+    const w = this.w, v10 = this.valid[10];
+    let windows = 0, starts = 0, finders = 0, lastWindow = 0;
+    let same = this.same(bits, off, 0);
+    for (let i = 0; i < w; i++) {
+      const x = bits[off + i], y = i + 1 < w ? bits[off + i + 1] : 0; // modules 32i.., and the next word's
+      const next = this.same(bits, off, i + 1);
+      // modules c..c+4 of one colour, and the first such window of each run
+      const win = same & ((same >>> 1) | (next << 31)) & ((same >>> 2) | (next << 30)) & ((same >>> 3) | (next << 29));
+      windows += popcount(win);
+      starts += popcount(win & ~((win << 1) | lastWindow));
+      lastWindow = win >>> 31;
+      same = next;
+      // bit c of a<k> is module c + k
+      const a1 = (x >>> 1) | (y << 31), a2 = (x >>> 2) | (y << 30), a3 = (x >>> 3) | (y << 29), a4 = (x >>> 4) | (y << 28);
+      const a5 = (x >>> 5) | (y << 27), a6 = (x >>> 6) | (y << 26), a7 = (x >>> 7) | (y << 25), a8 = (x >>> 8) | (y << 24);
+      const a9 = (x >>> 9) | (y << 23), a10 = (x >>> 10) | (y << 22);
+      const dark1011101 = ~a1 & a2 & a3 & a4 & ~a5 & a6; // modules c+1..c+6 of 1 0 1 1 1 0 1 after c
+      const p1 = x & dark1011101 & ~a7 & ~a8 & ~a9 & ~a10; // 1 0 1 1 1 0 1 0 0 0 0
+      const p2 = ~x & ~a1 & ~a2 & ~a3 & a4 & ~a5 & a6 & a7 & a8 & ~a9 & a10; // 0 0 0 0 1 0 1 1 1 0 1
+      finders += popcount((p1 | p2) & v10[i]);
     }
+    return windows + 2 * starts + 40 * finders;
   }
-  points += blocks * 3;
-  points += Math.abs(Math.ceil((dark * 100) / d.length / 5) - 10) * 10;
-  return points;
+
+  // Bit c set where module c equals module c + 1 (c <= size - 2), for word i of the line.
+  private same(bits: Uint32Array, off: number, i: number): number {
+    if (i >= this.w) return 0;
+    const x = bits[off + i], y = i + 1 < this.w ? bits[off + i + 1] : 0;
+    return ~(x ^ ((x >>> 1) | (y << 31))) & this.valid[1][i];
+  }
+
+  // N2: 2x2 blocks of one colour, between the lines at offsets a and b (adjacent rows): 3 points each.
+  blocks(bits: Uint32Array, a: number, b: number): number {
+    const { w, t1: v } = this;
+    const v1 = this.valid[1];
+    let n = 0;
+    for (let i = 0; i < w; i++) v[i] = ~(bits[a + i] ^ bits[b + i]);
+    for (let i = 0; i < w; i++) {
+      const nextV = i + 1 < w ? v[i + 1] : 0, nextA = i + 1 < w ? bits[a + i + 1] : 0;
+      const right = (v[i] >>> 1) | (nextV << 31);
+      const h = ~(bits[a + i] ^ ((bits[a + i] >>> 1) | (nextA << 31)));
+      n += popcount(v[i] & right & h & v1[i]);
+    }
+    return n;
+  }
 }
 
-// Mask bitmaps per symbol size (the few sizes BR Codes use are computed once and reused).
-const maskCache = new Map<number, Uint8Array[]>();
-function maskBitmaps(size: number): Uint8Array[] {
-  let masks = maskCache.get(size);
-  if (!masks) {
-    masks = MASKS.map((fn) => {
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+function penaltyOfBits(lines: BitLines, rows: Uint32Array, cols: Uint32Array): number {
+  const { size, w } = lines;
+  let points = 0, dark = 0;
+  for (let r = 0; r < size; r++) {
+    points += lines.line(rows, r * w) + lines.line(cols, r * w);
+    if (r < size - 1) points += 3 * lines.blocks(rows, r * w, (r + 1) * w);
+    for (let i = 0; i < w; i++) dark += popcount(rows[r * w + i]);
+  }
+  return points + Math.abs(Math.ceil((dark * 100) / (size * size) / 5) - 10) * 10;
+}
+
+// A module matrix as bit rows (transposed: bit columns).
+function toBits(d: Uint8Array, size: number, w: number, transposed: boolean): Uint32Array {
+  const out = new Uint32Array(size * w);
+  for (let r = 0; r < size; r++) {
+    for (let c = 0; c < size; c++) {
+      if (d[r * size + c]) {
+        const [line, pos] = transposed ? [c, r] : [r, c];
+        out[line * w + (pos >>> 5)] |= 1 << (pos & 31);
+      }
+    }
+  }
+  return out;
+}
+
+// Per symbol size (the few sizes BR Codes use are computed once): the mask bitmaps, and per mask the bits each one
+// flips (outside the reserved function patterns), as bit rows and bit columns.
+type SizeTables = { masks: Uint8Array[]; lines: BitLines; flipRows: Uint32Array[]; flipCols: Uint32Array[] };
+const sizeCache = new Map<number, SizeTables>();
+function tablesFor(size: number, reservedBit: Uint8Array): SizeTables {
+  let t = sizeCache.get(size);
+  if (!t) {
+    const masks = MASKS.map((fn) => {
       const m = new Uint8Array(size * size);
-      for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) m[r * size + c] = fn(r, c) ? 1 : 0;
+      for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) m[r * size + c] = fn(r, c) && !reservedBit[r * size + c] ? 1 : 0;
       return m;
     });
-    maskCache.set(size, masks);
+    const lines = new BitLines(size);
+    t = { masks, lines, flipRows: masks.map((m) => toBits(m, size, lines.w, false)), flipCols: masks.map((m) => toBits(m, size, lines.w, true)) };
+    sizeCache.set(size, t);
   }
-  return masks;
+  return t;
 }
 
 // qrcode accepts string data for byte segments too; its d.ts only admits bytes, hence the cast where it is used.
@@ -99,32 +167,42 @@ export function segments(payload: string): Segment[] {
   return out;
 }
 
-export function qrMatrix(payload: string): { size: number; data: Uint8Array; maskPattern: number } {
+export function qrMatrix(payload: string): { size: number; data: Uint8Array; maskPattern: number; penalties: number[] } {
   const sym = QRCode.create(segments(payload) as unknown as QRCodeSegment[], { errorCorrectionLevel: 'M', maskPattern: 0 });
   const { size, data, reservedBit } = sym.modules as unknown as { size: number; data: Uint8Array; reservedBit: Uint8Array };
-  const masks = maskBitmaps(size);
+  const { masks, lines, flipRows, flipCols } = tablesFor(size, reservedBit);
   const n = size * size;
-  // Data bits without any mask (mask 0 undone); masks only touch cells that are not reserved.
+  const w = lines.w;
+  // Data bits without any mask (mask 0 undone); a mask flips only the cells that are not reserved.
   const base = Uint8Array.from(data);
-  for (let i = 0; i < n; i++) if (!reservedBit[i]) base[i] ^= masks[0][i];
+  for (let i = 0; i < n; i++) base[i] ^= masks[0][i];
+  const baseRows = toBits(base, size, w, false), baseCols = toBits(base, size, w, true);
   const format = formatPositions(size);
-  const apply = (p: number, out: Uint8Array) => {
-    const m = masks[p];
-    for (let i = 0; i < n; i++) out[i] = reservedBit[i] ? base[i] : base[i] ^ m[i];
+  // The format bits of mask p and the always-dark module, written over a masked matrix (bytes or bits).
+  const fixed = (p: number, set: (r: number, c: number, v: number) => void) => {
     const bits = FormatInfo.getEncodedBits(sym.errorCorrectionLevel, p);
     for (let k = 0; k < 15; k++) {
       const [[vr, vc], [hr, hc]] = format[k];
-      out[vr * size + vc] = out[hr * size + hc] = (bits >> k) & 1;
+      set(vr, vc, (bits >> k) & 1);
+      set(hr, hc, (bits >> k) & 1);
     }
-    out[(size - 8) * size + 8] = 1; // the always-dark module
+    set(size - 8, 8, 1);
   };
-  const scratch = new Uint8Array(n);
-  let best = 0, bestPenalty = Infinity;
+  const rows = new Uint32Array(size * w), cols = new Uint32Array(size * w);
+  const setBit = (bits: Uint32Array, line: number, pos: number, v: number) => {
+    const i = line * w + (pos >>> 5), b = 1 << (pos & 31);
+    bits[i] = v ? bits[i] | b : bits[i] & ~b;
+  };
+  let best = 0;
+  const penalties: number[] = [];
   for (let p = 0; p < 8; p++) {
-    apply(p, scratch);
-    const score = penalty(scratch, size);
-    if (score < bestPenalty) { bestPenalty = score; best = p; }
+    for (let i = 0; i < rows.length; i++) { rows[i] = baseRows[i] ^ flipRows[p][i]; cols[i] = baseCols[i] ^ flipCols[p][i]; }
+    fixed(p, (r, c, v) => { setBit(rows, r, c, v); setBit(cols, c, r, v); });
+    penalties.push(penaltyOfBits(lines, rows, cols));
+    if (penalties[p] < penalties[best]) best = p; // ties keep the lower mask, as qrcode does
   }
-  apply(best, scratch);
-  return { size, data: scratch, maskPattern: best };
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = base[i] ^ masks[best][i];
+  fixed(best, (r, c, v) => { out[r * size + c] = v; });
+  return { size, data: out, maskPattern: best, penalties };
 }
