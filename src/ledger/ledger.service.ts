@@ -63,9 +63,10 @@ export async function post(em: EntityManager, kind: string, referenceId: string,
  * NO KEY UPDATE as the UPDATE itself takes: a plain FOR UPDATE would conflict with the KEY SHARE locks of the entries'
  * foreign keys. The new balance and its guard are computed from the balance `locked` returns, the row as it is once
  * locked (and stays until the commit): the statement's snapshot, which the UPDATE's own scan reads, may predate a
- * credit committed while the statement waited for the lock, and would refuse a debit that the credit covers. Callers post at the end of their transaction, so the hot rows (the platform's, a busy merchant's)
- * stay locked only until the commit right after. A merchant account never goes below zero: the guarded UPDATE skips
- * it, and InsufficientFundsError is thrown (the caller's transaction then rolls everything back).
+ * credit committed while the statement waited for the lock, and would refuse a debit that the credit covers.
+ * Callers post at the end of their transaction, so the hot rows (the platform's, a busy merchant's) stay locked only
+ * until the commit right after. A merchant account never goes below zero: the guarded UPDATE skips it, and
+ * InsufficientFundsError is thrown (the caller's transaction then rolls everything back).
  */
 export async function postMany(em: EntityManager, txs: LedgerTransaction[]): Promise<string[]> {
   for (const { kind, referenceId, postings } of txs) {
