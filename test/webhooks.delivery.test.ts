@@ -200,6 +200,8 @@ test('events are written and enqueued in the caller\'s transaction: a rollback l
   t.is(await eventsWith(rolledBack), 0);
   t.is(await jobsFor(rolledBack), 0);
 
+  await t.throwsAsync(recordEvent(app.orm.em.fork(), app.boss, m.merchantId, 'charge.paid', { n: 0 }),
+    { message: /inside the transaction/ }, 'outside a transaction nothing is written');
   const { id: committed } = await emit(m.merchantId, 'charge.paid', { n: 2 });
   t.is(await eventsWith(committed), 1);
   t.is(await jobsFor(committed), 1, 'one delivery and job: the charge.paid subscriber only');

@@ -18,6 +18,7 @@ export async function recordEvent(em: EntityManager, boss: PgBoss, merchantId: s
 // Several events of one transaction (a batch of payments) in the same few statements as one.
 export async function recordEvents(em: EntityManager, boss: PgBoss, events: NewEvent[]): Promise<IEvent[]> {
   if (events.length === 0) return [];
+  if (!em.isInTransaction()) throw new Error('recordEvents must run inside the transaction of the change it reports');
   const created = events.map((e) => em.create(Event, { merchant: e.merchantId, type: e.type, data: e.data }));
   await em.flush();
   const tx = fromKysely(em.getKysely());
