@@ -9,8 +9,22 @@ const DURATION = Number(process.env.BENCH_DURATION || 20);
 const CONNECTIONS = 50;
 
 async function load(url: string, headers: Record<string, string>, body: string) {
-  const r = await autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: DURATION, headers: { 'content-type': 'application/json', ...headers }, body });
-  return { rps: round(r.requests.average, 0), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests.total };
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: DURATION,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+  return {
+    rps: round(r.requests.average, 0),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    total: r.requests.total,
+  };
 }
 
 export async function benchCharges(db?: Database): Promise<Row[]> {
@@ -19,16 +33,35 @@ export async function benchCharges(db?: Database): Promise<Row[]> {
   const rows: Row[] = [];
   try {
     const basePort = await freePort();
-    const baseline = await startProc('baseline', 'bench/baseline-server.ts', { DATABASE_URL: db.url, PORT: String(basePort) });
-    const base = await load(`http://127.0.0.1:${basePort}/items`, {}, JSON.stringify({ merchantId: randomUUID(), amount: 1050, description: 'Pedido' }));
+    const baseline = await startProc('baseline', 'bench/baseline-server.ts', {
+      DATABASE_URL: db.url,
+      PORT: String(basePort),
+    });
+    const base = await load(
+      `http://127.0.0.1:${basePort}/items`,
+      {},
+      JSON.stringify({ merchantId: randomUUID(), amount: 1050, description: 'Pedido' }),
+    );
     await baseline.stop();
-    rows.push({ scenario: 'a', metric: 'baseline Express+INSERT req/s', value: base.rps }, { scenario: 'a', metric: 'baseline p99 ms', value: base.p99 });
+    rows.push(
+      { scenario: 'a', metric: 'baseline Express+INSERT req/s', value: base.rps },
+      { scenario: 'a', metric: 'baseline p99 ms', value: base.p99 },
+    );
 
     for (const processes of [1, 2]) {
       const port = await freePort();
-      const api = await startProc('api', 'apps/api/main.ts', { DATABASE_URL: db.url, PORT: String(port), WEB_CONCURRENCY: String(processes), DB_POOL_MAX: '10' });
+      const api = await startProc('api', 'apps/api/main.ts', {
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        WEB_CONCURRENCY: String(processes),
+        DB_POOL_MAX: '10',
+      });
       const m = await onboardMerchant(`http://127.0.0.1:${port}`, db.url);
-      const r = await load(`http://127.0.0.1:${port}/v1/charges`, { authorization: `Bearer ${m.apiKey}` }, JSON.stringify({ amount: 1050, description: 'Pedido de benchmark' }));
+      const r = await load(
+        `http://127.0.0.1:${port}/v1/charges`,
+        { authorization: `Bearer ${m.apiKey}` },
+        JSON.stringify({ amount: 1050, description: 'Pedido de benchmark' }),
+      );
       const rss = Math.max(api.rssMb(), ...childPids(api.child.pid!).map((pid) => rssMb(pid)));
       const own = Math.max(api.privateMb(), ...childPids(api.child.pid!).map(privateMb));
       await api.stop();
@@ -36,10 +69,28 @@ export async function benchCharges(db?: Database): Promise<Row[]> {
       const tag = `${processes} API process${processes > 1 ? 'es' : ''}`;
       rows.push(
         { scenario: 'a', metric: `POST /v1/charges req/s (${tag})`, value: r.rps },
-        { scenario: 'a', metric: `ratio to baseline (${tag})`, value: ratio, target: '>= 0.15 (stretch 0.25)', pass: ratio >= 0.15 },
+        {
+          scenario: 'a',
+          metric: `ratio to baseline (${tag})`,
+          value: ratio,
+          target: '>= 0.15 (stretch 0.25)',
+          pass: ratio >= 0.15,
+        },
         { scenario: 'a', metric: `p99 ms (${tag})`, value: r.p99, target: '< 100', pass: r.p99 < 100 },
-        { scenario: 'a', metric: `non-2xx + errors (${tag})`, value: r.non2xx + r.errors, target: '0', pass: r.non2xx + r.errors === 0 },
-        { scenario: 'e', metric: `API RSS MB after (a) (${tag}, largest process)`, value: rss, target: '< 150', pass: rss < 150 },
+        {
+          scenario: 'a',
+          metric: `non-2xx + errors (${tag})`,
+          value: r.non2xx + r.errors,
+          target: '0',
+          pass: r.non2xx + r.errors === 0,
+        },
+        {
+          scenario: 'e',
+          metric: `API RSS MB after (a) (${tag}, largest process)`,
+          value: rss,
+          target: '< 150',
+          pass: rss < 150,
+        },
         { scenario: 'e', metric: `API private MB (RssAnon) after (a) (${tag})`, value: own },
       );
     }

@@ -17,20 +17,34 @@ export async function benchLatency(db?: Database): Promise<{ rows: Row[]; procs:
   try {
     const port = await freePort();
     const receiverPort = await freePort();
-    const receiver = await startProc('receiver', 'bench/receiver-server.ts', { PORT: String(receiverPort), RECORD_IDS: 'true' });
+    const receiver = await startProc('receiver', 'bench/receiver-server.ts', {
+      PORT: String(receiverPort),
+      RECORD_IDS: 'true',
+    });
     procs.push(receiver);
     const env = { DATABASE_URL: db.url, PORT: String(port) };
-    procs.push(await startProc('api', 'apps/api/main.ts', env), await startProc('worker', 'apps/worker/main.ts', env), await startProc('webhooks', 'apps/webhooks/main.ts', env));
+    procs.push(
+      await startProc('api', 'apps/api/main.ts', env),
+      await startProc('worker', 'apps/worker/main.ts', env),
+      await startProc('webhooks', 'apps/webhooks/main.ts', env),
+    );
     const base = `http://127.0.0.1:${port}`;
     const m = await onboardMerchant(base, db.url);
-    await m.call('POST', '/v1/webhooks/merchant', { url: `http://127.0.0.1:${receiverPort}/hook`, events: ['charge.paid'] });
+    await m.call('POST', '/v1/webhooks/merchant', {
+      url: `http://127.0.0.1:${receiverPort}/hook`,
+      events: ['charge.paid'],
+    });
 
     // the charges to pay, created beforehand (not measured)
     const warmup = RATE * WARMUP_SECONDS;
     const total = warmup + RATE * SECONDS;
     const ids: string[] = [];
     for (let i = 0; i < total; i += 50) {
-      const batch = await Promise.all(Array.from({ length: Math.min(50, total - i) }, () => m.call('POST', '/v1/charges', { amount: 1000, description: 'latência' })));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, total - i) }, () =>
+          m.call('POST', '/v1/charges', { amount: 1000, description: 'latência' }),
+        ),
+      );
       ids.push(...batch.map((b) => b.charge.id as string));
     }
 
@@ -54,10 +68,21 @@ export async function benchLatency(db?: Database): Promise<{ rows: Row[]; procs:
     } while (report_.arrivals.length < total && Date.now() < deadline);
     const measured = total - warmup;
     const latencies = report_.arrivals.filter(([id]) => sentAt.has(id)).map(([id, at]) => at - sentAt.get(id)!);
-    const p50 = round(percentile(latencies, 50)), p99 = round(percentile(latencies, 99));
+    const p50 = round(percentile(latencies, 50)),
+      p99 = round(percentile(latencies, 99));
     rows.push(
-      { scenario: 'b', metric: `payments measured (${RATE}/s for ${SECONDS} s, after ${WARMUP_SECONDS} s of warm-up)`, value: measured },
-      { scenario: 'b', metric: 'webhooks received (measured payments)', value: latencies.length, target: String(measured), pass: latencies.length === measured },
+      {
+        scenario: 'b',
+        metric: `payments measured (${RATE}/s for ${SECONDS} s, after ${WARMUP_SECONDS} s of warm-up)`,
+        value: measured,
+      },
+      {
+        scenario: 'b',
+        metric: 'webhooks received (measured payments)',
+        value: latencies.length,
+        target: String(measured),
+        pass: latencies.length === measured,
+      },
       { scenario: 'b', metric: 'pay -> webhook p50 ms', value: p50, target: '< 50', pass: p50 < 50 },
       { scenario: 'b', metric: 'pay -> webhook p99 ms', value: p99, target: '< 250', pass: p99 < 250 },
       { scenario: 'b', metric: 'pay -> webhook max ms', value: round(Math.max(...latencies)) },

@@ -3,9 +3,9 @@
 import { freePort, startDatabase, startProc, type Database, type Proc } from './lib/stack.ts';
 import { onboardMerchant } from './lib/merchant.ts';
 import { machine, percentile, report, round, type Row } from './lib/report.ts';
-import { createOrm } from '../src/platform/db.ts';
-import { seedWithdrawals } from '../src/withdrawals/withdrawals.seed.ts';
-import { seedCharges } from '../src/charges/charges.seed.ts';
+import { createOrm } from '../src/database.ts';
+import { seedWithdrawals } from './lib/seed-withdrawals.ts';
+import { seedCharges } from './lib/seed-charges.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS || 1_000_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES || 300);
@@ -15,7 +15,7 @@ async function latencies(url: string, apiKey: string): Promise<number[]> {
   for (let i = 0; i < SAMPLES + 20; i++) {
     const t = performance.now();
     const res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
-    const body = await res.json() as { total: number };
+    const body = (await res.json()) as { total: number };
     if (res.status !== 200 || body.total < ROWS) throw new Error(`${url}: ${res.status} total ${body.total}`);
     if (i >= 20) out.push(performance.now() - t); // the first 20 warm caches and the JIT
   }
@@ -38,10 +38,17 @@ export async function benchListing(db?: Database): Promise<Row[]> {
     await seedCharges(orm.em.fork(), m.merchantId, ROWS);
     // what autovacuum would have done to tables that grew over time, so its work on the fresh bulk load does not run
     // on the same two cores during the measurement
-    await orm.em.fork().getConnection().execute('vacuum (analyze) withdrawals, charges, withdrawal_counts, charge_counts');
+    await orm.em
+      .fork()
+      .getConnection()
+      .execute('vacuum (analyze) withdrawals, charges, withdrawal_counts, charge_counts');
     await orm.em.fork().getConnection().execute('checkpoint');
     await orm.close();
-    rows.push({ scenario: 'd', metric: `seeding 2 x ${ROWS} rows + vacuum (s)`, value: round((performance.now() - seedStart) / 1000) });
+    rows.push({
+      scenario: 'd',
+      metric: `seeding 2 x ${ROWS} rows + vacuum (s)`,
+      value: round((performance.now() - seedStart) / 1000),
+    });
     const targets: [string, string, number][] = [
       ['withdrawals page 1', '/v1/merchants/me/withdrawals?page=1&limit=20', 10],
       ['withdrawals page 1000', '/v1/merchants/me/withdrawals?page=1000&limit=20', 50],

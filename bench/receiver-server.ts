@@ -11,7 +11,11 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     count++;
     if (process.env.RECORD_IDS === 'true') {
-      try { arrivals.push([JSON.parse(Buffer.concat(chunks).toString()).data.id, now()]); } catch { /* not an event */ }
+      try {
+        arrivals.push([JSON.parse(Buffer.concat(chunks).toString()).data.id, now()]);
+      } catch {
+        /* not an event */
+      }
     }
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
@@ -20,6 +24,13 @@ server.keepAliveTimeout = 60_000;
 server.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
 process.on('message', (msg) => {
   if (msg === 'report') process.send?.({ count, arrivals });
-  if (msg === 'reset') { count = 0; arrivals.length = 0; process.send?.({ reset: true }); }
+  if (msg === 'reset') {
+    count = 0;
+    arrivals.length = 0;
+    process.send?.({ reset: true });
+  }
 });
-process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
+process.on('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});

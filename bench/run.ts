@@ -13,28 +13,33 @@ import { benchStartup } from './startup.ts';
 const rows: Row[] = [];
 const scenarios: [string, (db: Awaited<ReturnType<typeof startDatabase>>) => Promise<Row[]>][] = [
   ['a', (db) => benchCharges(db)],
-  ['b', async (db) => {
-    const { rows: r, procs } = await benchLatency(db);
-    // RSS of each process at the end of (b)
-    const rss = procs.filter((p) => p.name !== 'receiver').flatMap((p) => [
-      { scenario: 'e', metric: `${p.name} RSS MB after (b)`, value: p.rssMb() } as Row,
-      { scenario: 'e', metric: `${p.name} private MB (RssAnon) after (b)`, value: p.privateMb() } as Row,
-    ]);
-    for (const p of procs) await p.stop();
-    return [...r, ...rss];
-  }],
+  [
+    'b',
+    async (db) => {
+      const { rows: r, procs } = await benchLatency(db);
+      // RSS of each process at the end of (b)
+      const rss = procs
+        .filter((p) => p.name !== 'receiver')
+        .flatMap((p) => [
+          { scenario: 'e', metric: `${p.name} RSS MB after (b)`, value: p.rssMb() } as Row,
+          { scenario: 'e', metric: `${p.name} private MB (RssAnon) after (b)`, value: p.privateMb() } as Row,
+        ]);
+      for (const p of procs) await p.stop();
+      return [...r, ...rss];
+    },
+  ],
   ['c', (db) => benchDeliveries(db)],
   ['d', (db) => benchListing(db)],
 ];
 for (const [name, run] of scenarios) {
   const db = await startDatabase(`pix_bench_${name}_${process.pid}`); // a fresh database per scenario
   try {
-    rows.push(...await run(db));
+    rows.push(...(await run(db)));
   } finally {
     await db.stop();
   }
 }
-rows.push(...await benchStartup());
+rows.push(...(await benchStartup()));
 
 const file = join(root, 'bench/results/latest.json');
 const all = JSON.parse(readFileSync(file, 'utf8'));
@@ -44,4 +49,7 @@ await db.stop();
 writeFileSync(file, JSON.stringify(all, null, 2));
 console.log('\n## All scenarios\n');
 console.log('| scenario | metric | value | target | pass |\n|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.scenario} | ${r.metric} | ${r.value} | ${r.target ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'NO'} |`);
+for (const r of rows)
+  console.log(
+    `| ${r.scenario} | ${r.metric} | ${r.value} | ${r.target ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'NO'} |`,
+  );

@@ -1,7 +1,7 @@
 // `npm run migrate` (and the Procfile's release phase): applies pending migrations to DATABASE_URL.
 import { loadConfig } from '../src/platform/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { setupDatabase } from '../src/platform/setup.ts';
+import { setupDatabase } from '../src/database.ts';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'migrate');

@@ -1,5 +1,5 @@
 // `npm run ops -- <command> [--flags]`: operator commands (see `npm run ops -- --help`).
-import { main } from '../src/ops/cli.ts';
+import { main } from '../src/ops.ts';
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -2,14 +2,14 @@
 // embedded one in a temporary directory), builds a migrated template database once, then runs AVA. Each test file
 // clones the template (CREATE DATABASE ... TEMPLATE), so parallel files never see each other's rows.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createLogger } from '../src/platform/logger.ts';
-import { setupDatabase } from '../src/platform/setup.ts';
+import { setupDatabase } from '../src/database.ts';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../src/platform/embedded-pg.ts';
+import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -30,9 +30,19 @@ let embedded: EmbeddedDb | undefined;
 let dataDir: string | undefined;
 let adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) {
-  dataDir = mkdtempSync(join(tmpdir(), 'pix-test-pg-'));
-  chmodSync(dataDir, 0o755); // the server runs as its own unprivileged user
-  embedded = await startEmbeddedPostgres({ dir: join(dataDir, 'pg'), port: await freePort(), database: 'postgres', persistent: false });
+  try {
+    dataDir = serverTempDir('pix-test-pg-'); // as root, owned by the user the server runs as
+    embedded = await startEmbeddedPostgres({
+      dir: join(dataDir, 'pg'),
+      port: await freePort(),
+      database: 'postgres',
+      persistent: false,
+    });
+  } catch (err) {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    console.error(`npm test: no embedded PostgreSQL: ${(err as Error).message}`);
+    process.exit(1);
+  }
   adminUrl = embedded.adminUrl;
 }
 
@@ -47,13 +57,23 @@ await setupDatabase(withDatabase(adminUrl, template), logger);
 const code = await new Promise<number>((resolve) => {
   const ava = spawn(process.execPath, ['node_modules/ava/entrypoints/cli.js', ...process.argv.slice(2)], {
     stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'test', TEST_ADMIN_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template, TEST_DATABASE_PREFIX: prefix },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      TEST_ADMIN_DATABASE_URL: adminUrl,
+      TEST_TEMPLATE_DATABASE: template,
+      TEST_DATABASE_PREFIX: prefix,
+    },
   });
   ava.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+  // Ctrl-C or SIGTERM: AVA stops, then the databases and the server go as below
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => ava.kill(signal));
 });
 
 // Leave the server as we found it.
-const { rows } = await admin.query<{ datname: string }>('select datname from pg_database where datname like $1', [`${prefix}%`]);
+const { rows } = await admin.query<{ datname: string }>('select datname from pg_database where datname like $1', [
+  `${prefix}%`,
+]);
 for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`);
 await admin.end();
 if (embedded) await embedded.stop();

@@ -5,14 +5,16 @@ import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
 import { inflightTracker } from './platform/inflight.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authRoutes } from './auth/auth.routes.ts';
+import { registerRoutes } from './merchants/register.ts';
 import { apiKeyRoutes } from './auth/api-keys.routes.ts';
 import { merchantRoutes } from './merchants/merchants.routes.ts';
+import { balanceRoutes } from './ledger/ledger.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 import { pixKeyRoutes } from './pix-keys/pix-keys.routes.ts';
 import { chargeRoutes } from './charges/charges.routes.ts';
-import { acquirerNotificationRoutes } from './acquirer/notifications.routes.ts';
-import { pixLocationRoutes, sandboxRoutes } from './acquirer/sandbox.routes.ts';
+import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './charges/notifications.routes.ts';
+import { pixLocationRoutes, sandboxRoutes } from './charges/sandbox.routes.ts';
 
 // The HTTP API: every route under /v1, JSON in and out, one error handler.
 export function createApp(deps: Deps, inflight = inflightTracker()): express.Express {
@@ -29,6 +31,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   });
   // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
   app.use('/v1/acquirer/notifications', acquirerNotificationRoutes(deps));
+  if (config.apipix) app.use('/v1/acquirer/apipix', apiPixNotificationRoutes(deps));
   app.use(express.json({ limit: '64kb' }));
 
   // Brute-force guard on credentials; counted per instance (approximate when scaled out, by design).
@@ -44,7 +47,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   const authenticate = createAuthenticator(config.jwtSecret);
   const feeDefaults = { bps: config.platformFeeBps, fixed: config.platformFeeFixed };
 
-  app.use('/v1/auth', authRoutes(config.jwtSecret, authLimiter));
+  app.use('/v1/auth', registerRoutes(config.jwtSecret, authLimiter), authRoutes(config.jwtSecret, authLimiter));
   app.use('/v1/api-keys', authenticate, apiKeyRoutes());
   app.use('/v1/merchants/me/withdrawals', authenticate, withdrawalRoutes(deps));
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
@@ -53,6 +56,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
     app.use('/v1/sandbox', authenticate, sandboxRoutes(deps));
     app.use('/pix', pixLocationRoutes());
   }
+  app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));

@@ -1,18 +1,21 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { PgBoss } from 'pg-boss';
 import type { Config } from './platform/config.ts';
 import type { Logger } from './platform/logger.ts';
-import { createOrm } from './platform/db.ts';
+import type { Services } from './platform/services.ts';
 import { createBoss } from './platform/queue.ts';
+import { createOrm } from './database.ts';
 import { createAcquirer, type Acquirer } from './acquirer/index.ts';
 
-// What every process is built from; services receive the narrow parts they need.
-export type Deps = { config: Config; orm: MikroORM; boss: PgBoss; logger: Logger; acquirer: Acquirer };
+// What every process is built from: the platform's services and the acquirer adapter named by ACQUIRER.
+export type Deps = Services & { acquirer: Acquirer };
 
-export async function buildDeps(config: Config, logger: Logger, bossOptions: { supervise?: boolean; schedule?: boolean } = {}): Promise<Deps> {
+export async function buildDeps(
+  config: Config,
+  logger: Logger,
+  bossOptions: { supervise?: boolean; schedule?: boolean } = {},
+): Promise<Deps> {
   const orm = await createOrm(config.databaseUrl, { pool: { min: 0, max: config.dbPoolMax } });
   const boss = await createBoss(config.databaseUrl, logger, bossOptions);
-  return { config, orm, boss, logger, acquirer: createAcquirer(config, { orm, boss }) };
+  return { config, orm, boss, logger, acquirer: createAcquirer(config, { orm, boss, logger }) };
 }
 
 // Stops fetching jobs (waiting for those in flight), then closes the pool.

@@ -1,11 +1,41 @@
 import type { Deps } from './deps.ts';
-import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
+import { QUEUES, WORK_POLLING, settleEach } from './platform/queue.ts';
+import { FOLD_CRON, foldCounters } from './platform/counters.ts';
+import { workSandboxTransfers } from './acquirer/sandbox.ts';
 import { registerCharges } from './charges/charges.worker.ts';
-import { registerCounters } from './platform/counters.ts';
+import { CHARGE_PAGE } from './charges/charges.sql.ts';
+import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
+import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
+import { applyTransferOutcome } from './withdrawals/withdrawals.states.ts';
+
+// The listing counters the worker folds every minute.
+const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter];
+
+async function registerCounters({ orm, boss, logger }: Deps): Promise<void> {
+  await boss.work(QUEUES.countersFold, WORK_POLLING, async () => {
+    const folded = await foldCounters(orm.em.fork(), COUNTERS);
+    if (folded) logger.debug({ folded }, 'counters folded');
+  });
+  await boss.schedule(QUEUES.countersFold, FOLD_CRON);
+}
+
+// The sandbox acquirer's own asynchronous side: its transfers' outcomes, reported as a real acquirer's would be.
+async function registerSandbox(deps: Deps): Promise<void> {
+  if (deps.config.acquirer !== 'sandbox') return;
+  await workSandboxTransfers(
+    deps,
+    (withdrawalId, result) => applyTransferOutcome(deps, withdrawalId, result),
+    settleEach,
+  );
+}
 
 // The worker process: talks to the acquirer, settles payments and runs scheduled jobs.
-// Each domain exports a register function that attaches its queue handlers.
-const registrations: ((deps: Deps) => Promise<void>)[] = [registerCharges, registerWithdrawals, registerCounters];
+const registrations: ((deps: Deps) => Promise<void>)[] = [
+  registerCharges,
+  registerWithdrawals,
+  registerCounters,
+  registerSandbox,
+];
 
 export async function startWorker(deps: Deps): Promise<void> {
   for (const register of registrations) await register(deps);

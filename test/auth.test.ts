@@ -5,13 +5,22 @@ import { client } from './support/client.ts';
 import { cpf, createApiKeyFor, createMerchant } from './support/factories.ts';
 
 let app: TestApp;
-test.before(async () => { app = await startTestApp(); });
-test.after.always(async () => { await app?.close(); });
+test.before(async () => {
+  app = await startTestApp();
+});
+test.after.always(async () => {
+  await app?.close();
+});
 
 const anon = () => client(app.baseUrl);
 
 test('register creates a USER with a merchant and returns a 7-day JWT', async (t) => {
-  const res = await anon().post('/v1/auth/register', { email: ' New.Shop@Example.com ', password: 'secret-password', name: 'Padaria Pão Quente', document: '529.982.247-25' });
+  const res = await anon().post('/v1/auth/register', {
+    email: ' New.Shop@Example.com ',
+    password: 'secret-password',
+    name: 'Padaria Pão Quente',
+    document: '529.982.247-25',
+  });
   t.is(res.status, 201);
   t.deepEqual(Object.keys(res.body).sort(), ['token', 'user']);
   t.is(res.body.user.email, 'new.shop@example.com');
@@ -23,7 +32,13 @@ test('register creates a USER with a merchant and returns a 7-day JWT', async (t
 
   const me = await client(app.baseUrl, res.body.token).get('/v1/merchants/me');
   t.is(me.status, 200);
-  t.like(me.body.merchant, { name: 'Padaria Pão Quente', document: '52998224725', status: 'ACTIVE', kycStatus: 'PENDING', acquirerConfigured: false });
+  t.like(me.body.merchant, {
+    name: 'Padaria Pão Quente',
+    document: '52998224725',
+    status: 'ACTIVE',
+    kycStatus: 'PENDING',
+    acquirerConfigured: false,
+  });
   t.deepEqual(me.body.merchant.fee, { bps: app.config.platformFeeBps, fixed: app.config.platformFeeFixed });
   t.truthy(Date.parse(me.body.merchant.createdAt));
 });
@@ -37,17 +52,37 @@ test('register refuses a duplicate e-mail with 409, whatever its case', async (t
 });
 
 test('register validates every field and answers 400 with field errors', async (t) => {
-  const res = await anon().post('/v1/auth/register', { email: 'not-an-email', password: 'short', name: 'X', document: '52998224724' });
+  const res = await anon().post('/v1/auth/register', {
+    email: 'not-an-email',
+    password: 'short',
+    name: 'X',
+    document: '52998224724',
+  });
   t.is(res.status, 400);
   t.is(typeof res.body.message, 'string');
   t.deepEqual(res.body.errors.map((e: { field: string }) => e.field).sort(), ['document', 'email', 'name', 'password']);
-  const cnpj = await anon().post('/v1/auth/register', { email: 'cnpj@example.com', password: 'secret-password', name: 'Empresa', document: '11.222.333/0001-81' });
+  const cnpj = await anon().post('/v1/auth/register', {
+    email: 'cnpj@example.com',
+    password: 'secret-password',
+    name: 'Empresa',
+    document: '11.222.333/0001-81',
+  });
   t.is(cnpj.status, 201);
   for (const document of [undefined, 52998224725, null, ['52998224725']]) {
-    const res = await anon().post('/v1/auth/register', { email: 'doc@example.com', password: 'secret-password', name: 'Empresa', document });
+    const res = await anon().post('/v1/auth/register', {
+      email: 'doc@example.com',
+      password: 'secret-password',
+      name: 'Empresa',
+      document,
+    });
     t.is(res.status, 400, JSON.stringify(document));
   }
-  const longPassword = await anon().post('/v1/auth/register', { email: 'long@example.com', password: 'x'.repeat(129), name: 'Empresa', document: cpf() });
+  const longPassword = await anon().post('/v1/auth/register', {
+    email: 'long@example.com',
+    password: 'x'.repeat(129),
+    name: 'Empresa',
+    document: cpf(),
+  });
   t.is(longPassword.status, 400);
 });
 
@@ -78,7 +113,10 @@ test('invalid, tampered, expired or foreign JWTs: 401 Token inválido ou expirad
   const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
   const tampered = [h, Buffer.from(JSON.stringify({ ...claims, role: 'ADMIN' })).toString('base64url'), s].join('.');
   const expired = jwt.sign({ role: 'USER' }, app.config.jwtSecret, { subject: m.userId, expiresIn: -10 });
-  const foreign = jwt.sign({ role: 'USER' }, 'another-secret-another-secret-another', { subject: m.userId, expiresIn: 600 });
+  const foreign = jwt.sign({ role: 'USER' }, 'another-secret-another-secret-another', {
+    subject: m.userId,
+    expiresIn: 600,
+  });
   const noneAlg = [Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url'), p, ''].join('.');
   for (const token of ['garbage', tampered, expired, foreign, noneAlg]) {
     const res = await client(app.baseUrl, token).get('/v1/merchants/me');
@@ -130,7 +168,10 @@ test('an unknown lk_ key: 401 Chave de API inválida', async (t) => {
 test('API keys cannot manage API keys: 403 Esta rota exige login com JWT', async (t) => {
   const m = await createMerchant(app);
   const viaKey = client(app.baseUrl, await createApiKeyFor(app, m.token));
-  for (const res of [await viaKey.get('/v1/api-keys'), await viaKey.post('/v1/api-keys', { name: 'x', description: 'y' })]) {
+  for (const res of [
+    await viaKey.get('/v1/api-keys'),
+    await viaKey.post('/v1/api-keys', { name: 'x', description: 'y' }),
+  ]) {
     t.deepEqual([res.status, res.body], [403, { message: 'Esta rota exige login com JWT' }]);
   }
   t.is((await m.http.get('/v1/api-keys')).body.apiKeys.length, 1);
@@ -144,7 +185,7 @@ test('API key creation validates name and description', async (t) => {
   t.is((await m.http.get('/v1/api-keys')).body.apiKeys.length, 0);
 });
 
-test('merchants are isolated: another merchant\'s key id is 404 and never listed', async (t) => {
+test("merchants are isolated: another merchant's key id is 404 and never listed", async (t) => {
   const a = await createMerchant(app);
   const b = await createMerchant(app);
   const keyA = (await a.http.post('/v1/api-keys', { name: 'a', description: 'a' })).body.apiKey;
@@ -159,7 +200,10 @@ test('merchants are isolated: another merchant\'s key id is 404 and never listed
 test('a blocked merchant gets 403 Sua conta está inativa with a JWT or an API key', async (t) => {
   const m = await createMerchant(app);
   const key = await createApiKeyFor(app, m.token);
-  await app.orm.em.fork().getConnection().execute(`update merchants set status = 'BLOCKED' where id = ?`, [m.merchantId]);
+  await app.orm.em
+    .fork()
+    .getConnection()
+    .execute(`update merchants set status = 'BLOCKED' where id = ?`, [m.merchantId]);
   for (const token of [m.token, key]) {
     const res = await client(app.baseUrl, token).get('/v1/merchants/me');
     t.deepEqual([res.status, res.body], [403, { message: 'Sua conta está inativa' }]);

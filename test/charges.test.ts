@@ -3,20 +3,29 @@ import { startTestApp, type TestApp } from './support/app.ts';
 import { client } from './support/client.ts';
 import { cpf, createApiKeyFor, createMerchant, createOnboardedMerchant } from './support/factories.ts';
 import { decodeQrDataUrl } from './support/qr.ts';
-import { parseBrCode } from '../src/charges/brcode.ts';
+import { parseBrCode } from '../src/pix/brcode.ts';
 
 let app: TestApp;
-test.before(async () => { app = await startTestApp({ PUBLIC_BASE_URL: 'https://pix.example.com.br' }); });
-test.after.always(async () => { await app?.close(); });
+test.before(async () => {
+  app = await startTestApp({ PUBLIC_BASE_URL: 'https://pix.example.com.br' });
+});
+test.after.always(async () => {
+  await app?.close();
+});
 
 const countCharges = async (merchantId: string) =>
-  Number((await app.orm.em.fork().execute('select count(*) as n from charges where merchant_id = ?', [merchantId]))[0].n);
+  Number(
+    (await app.orm.em.fork().execute('select count(*) as n from charges where merchant_id = ?', [merchantId]))[0].n,
+  );
 
 test('a charge needs KYC, an acquirer account and an active PIX key: 403 naming what is missing', async (t) => {
   const body = { amount: 100, description: 'x' };
   const none = await createMerchant(app);
   const r1 = await none.http.post('/v1/charges', body);
-  t.deepEqual([r1.status, r1.body], [403, { message: 'KYC não aprovado; Conta recebedora não configurada; Nenhuma chave PIX ativa' }]);
+  t.deepEqual(
+    [r1.status, r1.body],
+    [403, { message: 'KYC não aprovado; Conta recebedora não configurada; Nenhuma chave PIX ativa' }],
+  );
   const noAcquirer = await createMerchant(app, { kyc: 'APPROVED', pixKey: true });
   t.deepEqual((await noAcquirer.http.post('/v1/charges', body)).body, { message: 'Conta recebedora não configurada' });
   const noKey = await createMerchant(app, { kyc: 'APPROVED', acquirer: true });
@@ -24,7 +33,9 @@ test('a charge needs KYC, an acquirer account and an active PIX key: 403 naming 
   // with a customer too, and no customer row is left behind
   const withCustomer = await noKey.http.post('/v1/charges', { ...body, customer: { name: 'Maria', document: cpf() } });
   t.deepEqual([withCustomer.status, withCustomer.body], [403, { message: 'Nenhuma chave PIX ativa' }]);
-  const customers = await app.orm.em.fork().execute('select count(*) as n from customers where merchant_id = ?', [noKey.merchantId]);
+  const customers = await app.orm.em
+    .fork()
+    .execute('select count(*) as n from customers where merchant_id = ?', [noKey.merchantId]);
   t.is(Number(customers[0].n), 0);
   const rejected = await createMerchant(app, { kyc: 'REJECTED', acquirer: true, pixKey: true });
   t.deepEqual((await rejected.http.post('/v1/charges', body)).body, { message: 'KYC não aprovado' });
@@ -41,7 +52,8 @@ test('POST /v1/charges returns a PENDING charge with a valid dynamic BR Code and
   const res = await m.http.post('/v1/charges', { amount: 1050, description: 'Pedido #42' });
   t.is(res.status, 201);
   const c = res.body.charge;
-  for (const field of ['id', 'txid', 'qrCode', 'imageBase64', 'amount', 'status', 'expiresIn', 'customer']) t.true(field in c, field);
+  for (const field of ['id', 'txid', 'qrCode', 'imageBase64', 'amount', 'status', 'expiresIn', 'customer'])
+    t.true(field in c, field);
   t.like(c, { amount: 1050, status: 'PENDING', expiresIn: 86400, customer: null });
   t.regex(c.txid, /^[a-zA-Z0-9]{26,35}$/);
   t.regex(c.imageBase64, /^data:image\/png;base64,/);
@@ -49,7 +61,16 @@ test('POST /v1/charges returns a PENDING charge with a valid dynamic BR Code and
 
   const parsed = parseBrCode(c.qrCode);
   t.true(parsed.crcValid);
-  t.like(parsed.fields, { '00': '01', '01': '12', '52': '0000', '53': '986', '54': '10.50', '58': 'BR', '59': 'Loja Teste', '60': 'SAO PAULO' });
+  t.like(parsed.fields, {
+    '00': '01',
+    '01': '12',
+    '52': '0000',
+    '53': '986',
+    '54': '10.50',
+    '58': 'BR',
+    '59': 'Loja Teste',
+    '60': 'SAO PAULO',
+  });
   t.is(parsed.merchantAccount['00'], 'br.gov.bcb.pix');
   t.is(parsed.merchantAccount['25'], `pix.example.com.br/pix/qr/${c.txid}`);
   t.is(parsed.additionalData['05'], '***');
@@ -69,17 +90,30 @@ test('customer and tracking are stored; customers are reused per merchant by doc
   const m = await createOnboardedMerchant(app);
   const doc = cpf();
   const tracking = { utm_source: 'instagram', utm_campaign: 'black-friday', sck: 'abc' };
-  const first = await m.http.post('/v1/charges', { amount: 500, description: 'a', customer: { name: 'Maria Silva', document: doc, email: 'maria@example.com' }, tracking });
+  const first = await m.http.post('/v1/charges', {
+    amount: 500,
+    description: 'a',
+    customer: { name: 'Maria Silva', document: doc, email: 'maria@example.com' },
+    tracking,
+  });
   t.is(first.status, 201);
   t.deepEqual(Object.keys(first.body.charge.customer).sort(), ['document', 'id', 'name']);
   t.like(first.body.charge.customer, { name: 'Maria Silva', document: doc });
-  const second = await m.http.post('/v1/charges', { amount: 700, description: 'b', customer: { name: 'Maria S.', document: doc } });
+  const second = await m.http.post('/v1/charges', {
+    amount: 700,
+    description: 'b',
+    customer: { name: 'Maria S.', document: doc },
+  });
   t.is(second.body.charge.customer.id, first.body.charge.customer.id);
   const got = await m.http.get(`/v1/charges/${first.body.charge.id}`);
   t.deepEqual(got.body.charge.tracking, tracking);
   t.is(decodeQrDataUrl(got.body.charge.imageBase64), got.body.charge.qrCode);
   const other = await createOnboardedMerchant(app);
-  const theirs = await other.http.post('/v1/charges', { amount: 700, description: 'c', customer: { name: 'Maria', document: doc } });
+  const theirs = await other.http.post('/v1/charges', {
+    amount: 700,
+    description: 'c',
+    customer: { name: 'Maria', document: doc },
+  });
   t.not(theirs.body.charge.customer.id, first.body.charge.customer.id);
 });
 
@@ -106,14 +140,26 @@ test('every rule of section 8 is enforced with 400 field errors and nothing is c
   for (const [body, field] of bad) {
     const res = await m.http.post('/v1/charges', body);
     t.is(res.status, 400, JSON.stringify(body));
-    t.true(res.body.errors.some((e: { field: string }) => e.field === field), `${field}: ${JSON.stringify(res.body)}`);
+    t.true(
+      res.body.errors.some((e: { field: string }) => e.field === field),
+      `${field}: ${JSON.stringify(res.body)}`,
+    );
   }
-  const longKey = await m.http.post('/v1/charges', { amount: 100, description: 'x' }, { 'x-idempotency-key': 'k'.repeat(65) });
+  const longKey = await m.http.post(
+    '/v1/charges',
+    { amount: 100, description: 'x' },
+    { 'x-idempotency-key': 'k'.repeat(65) },
+  );
   t.is(longKey.status, 400);
   t.is(await countCharges(m.merchantId), 0);
-  const edges = [await m.http.post('/v1/charges', { amount: 1, description: 'x'.repeat(255), expiresIn: 60 }),
-    await m.http.post('/v1/charges', { amount: 100, description: 'x', expiresIn: 604800 })];
-  t.deepEqual(edges.map((r) => r.status), [201, 201]);
+  const edges = [
+    await m.http.post('/v1/charges', { amount: 1, description: 'x'.repeat(255), expiresIn: 60 }),
+    await m.http.post('/v1/charges', { amount: 100, description: 'x', expiresIn: 604800 }),
+  ];
+  t.deepEqual(
+    edges.map((r) => r.status),
+    [201, 201],
+  );
 });
 
 test('idempotency: a replay returns the original (200, idempotent-replayed), another body is 409', async (t) => {
@@ -139,8 +185,11 @@ test('concurrent requests with one idempotency key create exactly one charge', a
   const m = await createOnboardedMerchant(app);
   const apiKey = await createApiKeyFor(app, m.token);
   const http = client(app.baseUrl, apiKey);
-  const results = await Promise.all(Array.from({ length: 12 }, () =>
-    http.post('/v1/charges', { amount: 4200, description: 'corrida' }, { 'x-idempotency-key': 'same-key' })));
+  const results = await Promise.all(
+    Array.from({ length: 12 }, () =>
+      http.post('/v1/charges', { amount: 4200, description: 'corrida' }, { 'x-idempotency-key': 'same-key' }),
+    ),
+  );
   t.deepEqual(results.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
   t.is(new Set(results.map((r) => r.body.charge.id)).size, 1);
   t.is(await countCharges(m.merchantId), 1);
@@ -149,19 +198,36 @@ test('concurrent requests with one idempotency key create exactly one charge', a
 test('GET /v1/charges lists newest first with page, limit, total and a status filter; another merchant sees nothing', async (t) => {
   const m = await createOnboardedMerchant(app);
   const ids: string[] = [];
-  for (let i = 1; i <= 5; i++) ids.push((await m.http.post('/v1/charges', { amount: i * 100, description: `c${i}` })).body.charge.id);
+  for (let i = 1; i <= 5; i++)
+    ids.push((await m.http.post('/v1/charges', { amount: i * 100, description: `c${i}` })).body.charge.id);
   await app.orm.em.fork().execute(`update charges set status = 'PAID' where id = ?`, [ids[1]]);
   const page1 = await m.http.get('/v1/charges?limit=2');
   t.is(page1.status, 200);
   t.like(page1.body, { page: 1, limit: 2, total: 5 });
-  t.deepEqual(page1.body.charges.map((c: { id: string }) => c.id), [ids[4], ids[3]]);
+  t.deepEqual(
+    page1.body.charges.map((c: { id: string }) => c.id),
+    [ids[4], ids[3]],
+  );
   t.false('imageBase64' in page1.body.charges[0]);
   const page3 = await m.http.get('/v1/charges?limit=2&page=3');
-  t.deepEqual(page3.body.charges.map((c: { id: string }) => c.id), [ids[0]]);
+  t.deepEqual(
+    page3.body.charges.map((c: { id: string }) => c.id),
+    [ids[0]],
+  );
   const paid = await m.http.get('/v1/charges?status=PAID');
   t.like(paid.body, { page: 1, limit: 20, total: 1 });
   t.is(paid.body.charges[0].id, ids[1]);
-  for (const q of ['page=0', 'limit=0', 'limit=101', 'page=abc', 'status=LOST', 'page=1&page=2', 'limit=1&limit=2', 'status=PAID&status=PENDING']) t.is((await m.http.get(`/v1/charges?${q}`)).status, 400, q);
+  for (const q of [
+    'page=0',
+    'limit=0',
+    'limit=101',
+    'page=abc',
+    'status=LOST',
+    'page=1&page=2',
+    'limit=1&limit=2',
+    'status=PAID&status=PENDING',
+  ])
+    t.is((await m.http.get(`/v1/charges?${q}`)).status, 400, q);
 
   const other = await createOnboardedMerchant(app);
   t.like((await other.http.get('/v1/charges')).body, { total: 0, charges: [] });

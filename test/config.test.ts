@@ -12,12 +12,57 @@ test('development has working defaults', (t) => {
 });
 
 test('production refuses a missing or weak JWT_SECRET, and a missing DATABASE_URL', (t) => {
-  const db = { DATABASE_URL: 'postgresql://x@y/z', ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40) };
+  const db = {
+    DATABASE_URL: 'postgresql://x@y/z',
+    ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40),
+    ACQUIRER: 'apipix',
+    ...APIPIX,
+  };
   t.throws(() => loadConfig({ NODE_ENV: 'production', ...db }), { message: /JWT_SECRET is required/ });
-  t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'short', ...db }), { message: /JWT_SECRET is too weak/ });
-  t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40) }), { message: /DATABASE_URL is required/ });
-  t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40), DATABASE_URL: db.DATABASE_URL }), { message: /ACQUIRER_WEBHOOK_SECRET is required/ });
+  t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'short', ...db }), {
+    message: /JWT_SECRET is too weak/,
+  });
+  t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40) }), {
+    message: /DATABASE_URL is required/,
+  });
+  t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40), DATABASE_URL: db.DATABASE_URL }), {
+    message: /ACQUIRER_WEBHOOK_SECRET is required/,
+  });
   t.is(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40), ...db }).production, true);
+});
+
+const APIPIX = {
+  APIPIX_BASE_URL: 'https://psp.example.com/',
+  APIPIX_CLIENT_ID: 'id',
+  APIPIX_CLIENT_SECRET: 'secret',
+  APIPIX_CERT_FILE: '/etc/psp/cert.pem',
+  APIPIX_KEY_FILE: '/etc/psp/key.pem',
+  APIPIX_PIX_KEY: 'pix@example.com',
+  APIPIX_WEBHOOK_TOKEN: 't'.repeat(40),
+};
+
+test('production refuses the sandbox acquirer (it mints balances) with one clear line', (t) => {
+  const env = {
+    NODE_ENV: 'production',
+    JWT_SECRET: 'k'.repeat(40),
+    DATABASE_URL: 'postgresql://x@y/z',
+    ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40),
+  };
+  t.throws(() => loadConfig(env), { message: /ACQUIRER=sandbox is refused when NODE_ENV=production/ });
+  t.throws(() => loadConfig({ ...env, ACQUIRER: 'acme' }), { message: /ACQUIRER must be "sandbox" or "apipix"/ });
+  t.is(loadConfig({ ...env, ACQUIRER: 'apipix', ...APIPIX }).acquirer, 'apipix');
+});
+
+test('ACQUIRER=apipix names each missing or unsafe setting', (t) => {
+  t.throws(() => loadConfig({ ACQUIRER: 'apipix' }), { message: /APIPIX_BASE_URL is required when ACQUIRER=apipix/ });
+  t.throws(() => loadConfig({ ACQUIRER: 'apipix', ...APIPIX, APIPIX_BASE_URL: 'http://psp.example.com' }), {
+    message: /https/,
+  });
+  t.throws(() => loadConfig({ ACQUIRER: 'apipix', ...APIPIX, APIPIX_WEBHOOK_TOKEN: 'short' }), {
+    message: /APIPIX_WEBHOOK_TOKEN/,
+  });
+  const { apipix } = loadConfig({ ACQUIRER: 'apipix', ...APIPIX });
+  t.like(apipix, { baseUrl: 'https://psp.example.com', pixKey: 'pix@example.com', caFile: null });
 });
 
 test('malformed numbers and booleans are refused by name', (t) => {
@@ -29,7 +74,9 @@ test('malformed numbers and booleans are refused by name', (t) => {
 
 test('the API process refuses to start in production without a secret, with a clear message', (t) => {
   const res = spawnSync(process.execPath, ['apps/api/main.ts'], {
-    encoding: 'utf8', env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: 'postgresql://x@127.0.0.1:1/z' }, timeout: 20_000,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: 'postgresql://x@127.0.0.1:1/z' },
+    timeout: 20_000,
   });
   t.is(res.status, 1);
   t.regex(res.stderr, /JWT_SECRET is required when NODE_ENV=production/);

@@ -9,12 +9,22 @@ import { errorHandler, requestLogger } from '../src/platform/http.ts';
 import { REDACT_PATHS } from '../src/platform/logger.ts';
 
 const logLines: string[] = [];
-const sink = new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } });
+const sink = new Writable({
+  write(chunk, _enc, cb) {
+    logLines.push(String(chunk));
+    cb();
+  },
+});
 let app: TestApp;
 test.before(async () => {
-  app = await startTestApp({}, { logger: pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink) });
+  app = await startTestApp(
+    {},
+    { logger: pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink) },
+  );
 });
-test.after.always(async () => { await app?.close(); });
+test.after.always(async () => {
+  await app?.close();
+});
 
 test('unknown routes answer 404 JSON, never HTML', async (t) => {
   for (const path of ['/nope', '/v1/unknown', '/v2/charges']) {
@@ -26,7 +36,9 @@ test('unknown routes answer 404 JSON, never HTML', async (t) => {
 });
 
 test('malformed JSON is 400 and an oversized body is 413, both JSON', async (t) => {
-  const bad = await client(app.baseUrl).call('POST', '/v1/auth/login', '{"email":', { 'content-type': 'application/json' });
+  const bad = await client(app.baseUrl).call('POST', '/v1/auth/login', '{"email":', {
+    'content-type': 'application/json',
+  });
   t.is(bad.status, 400);
   t.is(typeof bad.body.message, 'string');
   const big = await client(app.baseUrl).post('/v1/auth/login', { email: 'a@b.com', password: 'x'.repeat(200_000) });
@@ -52,13 +64,16 @@ test('logs carry request ids and never passwords, tokens, API keys or the Author
   await client(app.baseUrl, key).get('/v1/merchants/me', { 'x-request-id': 'trace-me-42' });
   const all = logLines.join('');
   t.true(all.includes('trace-me-42'));
-  for (const secret of [m.password, m.token, key, key.slice(3), 'Bearer']) t.false(all.includes(secret), secret.slice(0, 12));
+  for (const secret of [m.password, m.token, key, key.slice(3), 'Bearer'])
+    t.false(all.includes(secret), secret.slice(0, 12));
 });
 
 test('an unexpected error is a 500 with Erro interno and the request id, without a stack trace', async (t) => {
   const crashing = express();
   crashing.use(requestLogger(pino({ level: 'silent' })));
-  crashing.get('/boom', () => { throw new Error('secret internals at /srv/app.ts:12'); });
+  crashing.get('/boom', () => {
+    throw new Error('secret internals at /srv/app.ts:12');
+  });
   crashing.use(errorHandler);
   const server = crashing.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));

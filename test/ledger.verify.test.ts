@@ -7,13 +7,21 @@ import { fund, ops, sql } from './withdrawals.helpers.ts';
 
 // Each test corrupts the books on purpose, checks the report, then repairs them: serial, over one database.
 let app: TestApp;
-test.before(async () => { app = await startTestApp(); });
-test.after.always(async () => { await app?.close(); });
+test.before(async () => {
+  app = await startTestApp();
+});
+test.after.always(async () => {
+  await app?.close();
+});
 
 async function merchantWithMoney() {
   const m = await createMerchant(app);
   await fund(app, m.merchantId, 5_000);
-  const res = await m.http.post('/v1/merchants/me/withdrawals', { amount: 1_200, pixKey: 'someone@example.com', pixKeyType: 'EMAIL' });
+  const res = await m.http.post('/v1/merchants/me/withdrawals', {
+    amount: 1_200,
+    pixKey: 'someone@example.com',
+    pixKeyType: 'EMAIL',
+  });
   if (res.status !== 201) throw new Error(`withdrawal: ${res.status} ${JSON.stringify(res.body)}`);
   return { account: accounts.available(m.merchantId), withdrawalId: res.body.withdrawal.id as string };
 }
@@ -48,13 +56,27 @@ test.serial('a balance that drifted from its entries is reported, with exit 1 an
 
 test.serial('an entry that unbalances its transaction is reported', async (t) => {
   const { account, withdrawalId } = await merchantWithMoney();
-  const [tx] = await sql<{ id: string }>(app, `select id from ledger_transactions where kind = 'withdrawal' and reference_id = ?`, [withdrawalId]);
-  const [entry] = await sql<{ id: string }>(app, `insert into ledger_entries (id, created_at, updated_at, transaction_id, account_id, amount)
-    select gen_random_uuid(), now(), now(), ?, id, 7 from ledger_accounts where code = ? returning id`, [tx.id, account]);
+  const [tx] = await sql<{ id: string }>(
+    app,
+    `select id from ledger_transactions where kind = 'withdrawal' and reference_id = ?`,
+    [withdrawalId],
+  );
+  const [entry] = await sql<{ id: string }>(
+    app,
+    `insert into ledger_entries (id, created_at, updated_at, transaction_id, account_id, amount)
+    select gen_random_uuid(), now(), now(), ?, id, 7 from ledger_accounts where code = ? returning id`,
+    [tx.id, account],
+  );
   const res = await ops(app, 'ledger:verify');
   t.is(res.code, 1);
-  t.like(res.json.problems.find((p: { type: string }) => p.type === 'unbalanced_transaction'), { transactionId: tx.id, kind: 'withdrawal', sum: 7 });
-  t.like(res.json.problems.find((p: { type: string }) => p.type === 'balance_mismatch'), { account, balance: 3_800, entriesSum: 3_807 });
+  t.like(
+    res.json.problems.find((p: { type: string }) => p.type === 'unbalanced_transaction'),
+    { transactionId: tx.id, kind: 'withdrawal', sum: 7 },
+  );
+  t.like(
+    res.json.problems.find((p: { type: string }) => p.type === 'balance_mismatch'),
+    { account, balance: 3_800, entriesSum: 3_807 },
+  );
   await sql(app, 'delete from ledger_entries where id = ?', [entry.id]);
   await expectClean(t);
 });
@@ -62,20 +84,29 @@ test.serial('an entry that unbalances its transaction is reported', async (t) =>
 test.serial('a merchant account below zero is reported', async (t) => {
   const { account } = await merchantWithMoney();
   // the check constraint guards accounts linked to a merchant; an orphaned merchant account could still go negative
-  const [{ merchant_id }] = await sql<{ merchant_id: string }>(app, 'select merchant_id from ledger_accounts where code = ?', [account]);
+  const [{ merchant_id }] = await sql<{ merchant_id: string }>(
+    app,
+    'select merchant_id from ledger_accounts where code = ?',
+    [account],
+  );
   await sql(app, 'update ledger_accounts set merchant_id = null, balance = -5 where code = ?', [account]);
   const res = await ops(app, 'ledger:verify');
   t.is(res.code, 1);
-  t.deepEqual(res.json.problems.filter((p: { type: string }) => p.type === 'negative_merchant_balance'), [
-    { type: 'negative_merchant_balance', account, balance: -5 },
-  ]);
+  t.deepEqual(
+    res.json.problems.filter((p: { type: string }) => p.type === 'negative_merchant_balance'),
+    [{ type: 'negative_merchant_balance', account, balance: -5 }],
+  );
   await sql(app, 'update ledger_accounts set merchant_id = ?, balance = 3800 where code = ?', [merchant_id, account]);
   await expectClean(t);
 });
 
 test.serial('npm run ops -- ledger:verify: the real CLI process exits 1 on a problem', async (t) => {
   const { account } = await merchantWithMoney();
-  const run = () => spawnSync(process.execPath, ['scripts/ops.ts', 'ledger:verify'], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: app.databaseUrl } });
+  const run = () =>
+    spawnSync(process.execPath, ['scripts/ops.ts', 'ledger:verify'], {
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_URL: app.databaseUrl },
+    });
   const clean = run();
   t.is(clean.status, 0, clean.stderr);
   t.true(JSON.parse(clean.stdout).ok);

@@ -14,7 +14,10 @@ async function freePort(): Promise<number> {
 
 // Starts one process as the Procfile does and collects its JSON log lines.
 function startProcess(app: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [`apps/${app}/main.ts`], { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [`apps/${app}/main.ts`], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   child.stdout.on('data', (d: Buffer) => lines.push(...String(d).split('\n').filter(Boolean)));
   child.stderr.on('data', (d: Buffer) => lines.push(String(d)));

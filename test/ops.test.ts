@@ -1,18 +1,26 @@
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { main } from '../src/ops/cli.ts';
+import { main } from '../src/ops.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 
 let app: TestApp;
-test.before(async () => { app = await startTestApp(); });
-test.after.always(async () => { await app?.close(); });
+test.before(async () => {
+  app = await startTestApp();
+});
+test.after.always(async () => {
+  await app?.close();
+});
 
 // Runs the operator CLI in-process against the test database, capturing what it prints.
 async function ops(...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(argv, { out: (s) => out.push(s), err: (s) => err.push(s), env: { DATABASE_URL: app.databaseUrl, NODE_ENV: 'test' } });
+  const code = await main(argv, {
+    out: (s) => out.push(s),
+    err: (s) => err.push(s),
+    env: { DATABASE_URL: app.databaseUrl, NODE_ENV: 'test' },
+  });
   return { code, out: out.join('\n'), err: err.join('\n'), json: code === 0 ? JSON.parse(out.join('\n')) : undefined };
 }
 
@@ -70,17 +78,29 @@ test('unknown e-mail, unknown command, missing or bad flags: exit 1 with a clear
   const badValue = await ops('merchant:fee', '--email', m.email, '--bps=-5', '--fixed', '0');
   t.is(badValue.code, 1);
   t.regex(badValue.err, /--bps must be an integer/);
-  t.deepEqual((await m.http.get('/v1/merchants/me')).body.merchant.fee, { bps: app.config.platformFeeBps, fixed: app.config.platformFeeFixed });
+  t.deepEqual((await m.http.get('/v1/merchants/me')).body.merchant.fee, {
+    bps: app.config.platformFeeBps,
+    fixed: app.config.platformFeeFixed,
+  });
 });
 
 test('npm run ops -- --help lists the commands (the real CLI process)', (t) => {
   const res = spawnSync(process.execPath, ['scripts/ops.ts', '--help'], { encoding: 'utf8' });
   t.is(res.status, 0);
-  for (const name of ['kyc:approve', 'kyc:reject', 'acquirer:configure', 'merchant:block', 'merchant:unblock', 'merchant:fee', 'user:admin']) {
+  for (const name of [
+    'kyc:approve',
+    'kyc:reject',
+    'acquirer:configure',
+    'merchant:block',
+    'merchant:unblock',
+    'merchant:fee',
+    'user:admin',
+  ]) {
     t.true(res.stdout.includes(name), name);
   }
   const bad = spawnSync(process.execPath, ['scripts/ops.ts', 'kyc:approve', '--email', 'ghost@example.com'], {
-    encoding: 'utf8', env: { ...process.env, DATABASE_URL: app.databaseUrl },
+    encoding: 'utf8',
+    env: { ...process.env, DATABASE_URL: app.databaseUrl },
   });
   t.is(bad.status, 1);
   t.regex(bad.stderr, /no user with e-mail/);

@@ -4,8 +4,12 @@ import { startTestApp, type TestApp } from './support/app.ts';
 import { cpf, createMerchant } from './support/factories.ts';
 
 let app: TestApp;
-test.before(async () => { app = await startTestApp(); });
-test.after.always(async () => { await app?.close(); });
+test.before(async () => {
+  app = await startTestApp();
+});
+test.after.always(async () => {
+  await app?.close();
+});
 
 test('each key type is validated by its format; valid keys are stored ACTIVE in canonical form', async (t) => {
   const m = await createMerchant(app);
@@ -25,9 +29,16 @@ test('each key type is validated by its format; valid keys are stored ACTIVE in 
     t.deepEqual(Object.keys(res.body.pixKey).sort(), ['createdAt', 'id', 'key', 'status', 'type']);
   }
   const invalid: [string, unknown][] = [
-    ['CPF', '52998224724'], ['CPF', '11111111111'], ['CNPJ', '11222333000182'], ['EMAIL', 'not-an-email'],
-    ['PHONE', '11987654321'], ['PHONE', '+5511987'], ['PHONE', '+14155550100'], ['CHAVE_ALEATORIA', 'abc'],
-    ['CPF', 52998224725], ['BITCOIN', 'x'],
+    ['CPF', '52998224724'],
+    ['CPF', '11111111111'],
+    ['CNPJ', '11222333000182'],
+    ['EMAIL', 'not-an-email'],
+    ['PHONE', '11987654321'],
+    ['PHONE', '+5511987'],
+    ['PHONE', '+14155550100'],
+    ['CHAVE_ALEATORIA', 'abc'],
+    ['CPF', 52998224725],
+    ['BITCOIN', 'x'],
   ];
   for (const [type, key] of invalid) {
     const res = await m.http.post('/v1/merchants/me/pix-keys', { type, key });
@@ -55,9 +66,15 @@ test('delete makes the key INACTIVE; create and delete emit pixkey.updated; othe
   t.is(typeof del.body.message, 'string');
   const [listed] = (await m.http.get('/v1/merchants/me/pix-keys')).body.pixKeys;
   t.like(listed, { id: created.id, status: 'INACTIVE' });
-  const events = await app.orm.em.fork().execute(`select type, data from events where merchant_id = ? order by id`, [m.merchantId]);
-  t.deepEqual(events.map((e) => [e.type, e.data.id, e.data.status]), [
-    ['pixkey.updated', created.id, 'ACTIVE'], ['pixkey.updated', created.id, 'INACTIVE'],
-  ]);
+  const events = await app.orm.em
+    .fork()
+    .execute(`select type, data from events where merchant_id = ? order by id`, [m.merchantId]);
+  t.deepEqual(
+    events.map((e) => [e.type, e.data.id, e.data.status]),
+    [
+      ['pixkey.updated', created.id, 'ACTIVE'],
+      ['pixkey.updated', created.id, 'INACTIVE'],
+    ],
+  );
   t.is((await m.http.del('/v1/merchants/me/pix-keys/nope')).status, 404);
 });

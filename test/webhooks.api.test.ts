@@ -2,13 +2,17 @@ import test from 'ava';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { client } from './support/client.ts';
 import { createApiKeyFor, createMerchant } from './support/factories.ts';
-import { EVENT_CATALOG, EVENT_TYPES } from '../src/events/catalog.ts';
-import { recordEvent } from '../src/events/events.service.ts';
+import { EVENT_CATALOG, EVENT_TYPES } from '../src/webhooks/catalog.ts';
+import { recordEvent } from '../src/webhooks/events.ts';
 import { webhookUrlProblem, URL_MESSAGES } from '../src/webhooks/url-policy.ts';
 
 let app: TestApp;
-test.before(async () => { app = await startTestApp(); });
-test.after.always(async () => { await app?.close(); });
+test.before(async () => {
+  app = await startTestApp();
+});
+test.after.always(async () => {
+  await app?.close();
+});
 
 const PATH = '/v1/webhooks/merchant';
 const HOOK = 'http://127.0.0.1:9/hook'; // never called here: no daemon runs in this file
@@ -45,7 +49,13 @@ test('POST validates url, name and events with field errors; unknown events list
   const missing = await m.http.post(PATH, {});
   t.is(missing.status, 400);
   t.deepEqual(missing.body.errors, [{ field: 'url', message: URL_MESSAGES.required }]);
-  for (const url of ['not a url', 'ftp://example.com/x', 'mailto:a@b.com', 42, `https://example.com/${'x'.repeat(2048)}`]) {
+  for (const url of [
+    'not a url',
+    'ftp://example.com/x',
+    'mailto:a@b.com',
+    42,
+    `https://example.com/${'x'.repeat(2048)}`,
+  ]) {
     const res = await m.http.post(PATH, { url });
     t.is(res.status, 400, String(url));
     t.deepEqual(res.body.errors, [{ field: 'url', message: URL_MESSAGES.invalid }]);
@@ -61,7 +71,7 @@ test('POST validates url, name and events with field errors; unknown events list
   t.is((await m.http.get(PATH)).body.webhooks.length, 1, 'nothing was created by the rejected requests');
 });
 
-test('GET lists newest first with the secret masked, updatedAt and empty logs; never another merchant\'s', async (t) => {
+test("GET lists newest first with the secret masked, updatedAt and empty logs; never another merchant's", async (t) => {
   const m = await createMerchant(app);
   const other = await createMerchant(app);
   const first = (await m.http.post(PATH, { url: HOOK, name: 'a' })).body.webhook;
@@ -69,11 +79,31 @@ test('GET lists newest first with the secret masked, updatedAt and empty logs; n
   await other.http.post(PATH, { url: HOOK });
   const res = await m.http.get(PATH);
   t.is(res.status, 200);
-  t.deepEqual(res.body.webhooks.map((w: { id: string }) => w.id), [second.id, first.id]);
+  t.deepEqual(
+    res.body.webhooks.map((w: { id: string }) => w.id),
+    [second.id, first.id],
+  );
   const listed = res.body.webhooks[0];
-  t.deepEqual(Object.keys(listed).sort(), ['createdAt', 'events', 'id', 'logs', 'name', 'secret', 'status', 'updatedAt', 'url']);
+  t.deepEqual(Object.keys(listed).sort(), [
+    'createdAt',
+    'events',
+    'id',
+    'logs',
+    'name',
+    'secret',
+    'status',
+    'updatedAt',
+    'url',
+  ]);
   t.is(listed.secret, `wh_****${second.secret.slice(-4)}`);
-  t.like(listed, { name: 'b', url: `${HOOK}2`, events: ['pixkey.updated'], status: 'ACTIVE', createdAt: second.createdAt, logs: [] });
+  t.like(listed, {
+    name: 'b',
+    url: `${HOOK}2`,
+    events: ['pixkey.updated'],
+    status: 'ACTIVE',
+    createdAt: second.createdAt,
+    logs: [],
+  });
   t.truthy(Date.parse(listed.updatedAt));
 });
 
@@ -83,24 +113,57 @@ test('PATCH changes only the supplied fields; name null removes it, events [] me
   await new Promise((r) => setTimeout(r, 5));
   const paused = await m.http.patch(`${PATH}/${w.id}`, { status: 'INACTIVE' });
   t.is(paused.status, 200);
-  t.deepEqual(Object.keys(paused.body.webhook).sort(), ['createdAt', 'events', 'id', 'name', 'status', 'updatedAt', 'url']);
-  t.like(paused.body.webhook, { id: w.id, name: 'antes', url: HOOK, events: ['charge.paid'], status: 'INACTIVE', createdAt: w.createdAt });
+  t.deepEqual(Object.keys(paused.body.webhook).sort(), [
+    'createdAt',
+    'events',
+    'id',
+    'name',
+    'status',
+    'updatedAt',
+    'url',
+  ]);
+  t.like(paused.body.webhook, {
+    id: w.id,
+    name: 'antes',
+    url: HOOK,
+    events: ['charge.paid'],
+    status: 'INACTIVE',
+    createdAt: w.createdAt,
+  });
   t.true(paused.body.webhook.updatedAt > w.createdAt);
 
-  const changed = await m.http.patch(`${PATH}/${w.id}`, { name: null, events: [], url: `${HOOK}/v2`, status: 'ACTIVE' });
+  const changed = await m.http.patch(`${PATH}/${w.id}`, {
+    name: null,
+    events: [],
+    url: `${HOOK}/v2`,
+    status: 'ACTIVE',
+  });
   t.like(changed.body.webhook, { name: null, events: [], url: `${HOOK}/v2`, status: 'ACTIVE' });
-  const renamed = await m.http.patch(`${PATH}/${w.id}`, { name: 'depois', events: ['charge.refunded', 'charge.refunded'] });
+  const renamed = await m.http.patch(`${PATH}/${w.id}`, {
+    name: 'depois',
+    events: ['charge.refunded', 'charge.refunded'],
+  });
   t.like(renamed.body.webhook, { name: 'depois', events: ['charge.refunded'], url: `${HOOK}/v2` });
   const listed = (await m.http.get(PATH)).body.webhooks[0];
-  t.like(listed, { name: 'depois', events: ['charge.refunded'], url: `${HOOK}/v2`, status: 'ACTIVE', secret: `wh_****${w.secret.slice(-4)}` });
+  t.like(listed, {
+    name: 'depois',
+    events: ['charge.refunded'],
+    url: `${HOOK}/v2`,
+    status: 'ACTIVE',
+    secret: `wh_****${w.secret.slice(-4)}`,
+  });
 });
 
 test('PATCH validates like POST: unknown events, bad status, bad url, long name', async (t) => {
   const m = await createMerchant(app);
   const w = (await m.http.post(PATH, { url: HOOK })).body.webhook;
   const cases: [object, string][] = [
-    [{ events: ['nope'] }, 'events'], [{ status: 'PAUSED' }, 'status'], [{ url: 'ftp://x' }, 'url'],
-    [{ url: null }, 'url'], [{ name: 'x'.repeat(101) }, 'name'], [{ events: null }, 'events'],
+    [{ events: ['nope'] }, 'events'],
+    [{ status: 'PAUSED' }, 'status'],
+    [{ url: 'ftp://x' }, 'url'],
+    [{ url: null }, 'url'],
+    [{ name: 'x'.repeat(101) }, 'name'],
+    [{ events: null }, 'events'],
   ];
   for (const [body, field] of cases) {
     const res = await m.http.patch(`${PATH}/${w.id}`, body);
@@ -110,12 +173,15 @@ test('PATCH validates like POST: unknown events, bad status, bad url, long name'
   t.like((await m.http.get(PATH)).body.webhooks[0], { url: HOOK, events: [], status: 'ACTIVE', name: null });
 });
 
-test('unknown, malformed and other merchants\' ids are 404 on PATCH and DELETE', async (t) => {
+test("unknown, malformed and other merchants' ids are 404 on PATCH and DELETE", async (t) => {
   const m = await createMerchant(app);
   const other = await createMerchant(app);
   const theirs = (await other.http.post(PATH, { url: HOOK })).body.webhook;
   for (const id of [theirs.id, '0196b0a4-7c3a-7b3e-8b7a-1c2d3e4f5a6b', 'not-a-uuid', '1']) {
-    t.deepEqual([(await m.http.patch(`${PATH}/${id}`, { name: 'x' })).status, (await m.http.del(`${PATH}/${id}`)).body], [404, { message: 'Webhook não encontrado' }]);
+    t.deepEqual(
+      [(await m.http.patch(`${PATH}/${id}`, { name: 'x' })).status, (await m.http.del(`${PATH}/${id}`)).body],
+      [404, { message: 'Webhook não encontrado' }],
+    );
   }
   t.like((await other.http.get(PATH)).body.webhooks[0], { id: theirs.id, name: null });
 });
@@ -126,7 +192,10 @@ test('DELETE removes the webhook from the listing; a second DELETE or a PATCH is
   const gone = (await m.http.post(PATH, { url: HOOK })).body.webhook;
   const res = await m.http.del(`${PATH}/${gone.id}`);
   t.deepEqual([res.status, res.body], [200, { message: 'Webhook removido' }]);
-  t.deepEqual((await m.http.get(PATH)).body.webhooks.map((w: { id: string }) => w.id), [keep.id]);
+  t.deepEqual(
+    (await m.http.get(PATH)).body.webhooks.map((w: { id: string }) => w.id),
+    [keep.id],
+  );
   t.is((await m.http.del(`${PATH}/${gone.id}`)).status, 404);
   t.is((await m.http.patch(`${PATH}/${gone.id}`, { status: 'ACTIVE' })).status, 404);
 });
@@ -135,9 +204,14 @@ test('GET /events lists the nine events with Portuguese descriptions and the fou
   const m = await createMerchant(app);
   const res = await m.http.get(`${PATH}/events`);
   t.is(res.status, 200);
-  t.deepEqual(res.body, { events: EVENT_CATALOG.map(({ event, description, category }) => ({ event, description, category })) });
+  t.deepEqual(res.body, {
+    events: EVENT_CATALOG.map(({ event, description, category }) => ({ event, description, category })),
+  });
   t.is(res.body.events.length, 9);
-  t.deepEqual([...new Set(res.body.events.map((e: { category: string }) => e.category))], ['Cobranças', 'Saques', 'Chave PIX', 'Infrações']);
+  t.deepEqual(
+    [...new Set(res.body.events.map((e: { category: string }) => e.category))],
+    ['Cobranças', 'Saques', 'Chave PIX', 'Infrações'],
+  );
   t.is((await m.http.patch(`${PATH}/events`, { name: 'x' })).status, 404, 'the literal path is not an id');
 });
 
@@ -150,26 +224,54 @@ test('a merchant may keep at most 20 webhooks (422 past that); deleting one free
   t.is((await m.http.post(PATH, { url: HOOK })).status, 201);
 });
 
-test('the listing carries the last 20 delivery logs of each webhook, newest first, with the spec\'s fields', async (t) => {
+test("the listing carries the last 20 delivery logs of each webhook, newest first, with the spec's fields", async (t) => {
   const m = await createMerchant(app);
   const a = (await m.http.post(PATH, { url: HOOK })).body.webhook;
   const b = (await m.http.post(PATH, { url: `${HOOK}/b`, events: ['withdraw.completed'] })).body.webhook;
   const eventIds: string[] = [];
   for (let i = 0; i < 22; i++) {
     const em = app.orm.em.fork();
-    const event = await em.transactional((tx) => recordEvent(tx, app.boss, m.merchantId, i === 21 ? 'withdraw.completed' : 'charge.paid', { seq: i }));
+    const event = await em.transactional((tx) =>
+      recordEvent(tx, app.boss, m.merchantId, i === 21 ? 'withdraw.completed' : 'charge.paid', { seq: i }),
+    );
     eventIds.push(event.id); // its deliveries are written with it (no daemon runs in this file)
   }
-  await app.orm.em.fork().execute(`update webhook_deliveries set status_code = 500, response = 'erro', attempts = 2 where event_id = ? and webhook_id = ?`, [eventIds[21], b.id]);
+  await app.orm.em
+    .fork()
+    .execute(
+      `update webhook_deliveries set status_code = 500, response = 'erro', attempts = 2 where event_id = ? and webhook_id = ?`,
+      [eventIds[21], b.id],
+    );
   const listed = (await m.http.get(PATH)).body.webhooks;
   const logsA = listed.find((w: { id: string }) => w.id === a.id).logs;
   const logsB = listed.find((w: { id: string }) => w.id === b.id).logs;
   t.is(logsA.length, 20);
-  t.deepEqual(logsA.map((l: { payload: string }) => JSON.parse(l.payload).data.seq), Array.from({ length: 20 }, (_, i) => 21 - i));
+  t.deepEqual(
+    logsA.map((l: { payload: string }) => JSON.parse(l.payload).data.seq),
+    Array.from({ length: 20 }, (_, i) => 21 - i),
+  );
   t.is(logsB.length, 1);
   const log = logsB[0];
-  t.deepEqual(Object.keys(log).sort(), ['attempts', 'createdAt', 'deliveryId', 'event', 'id', 'payload', 'response', 'statusCode', 'success', 'url']);
-  t.like(log, { event: 'withdraw.completed', url: `${HOOK}/b`, statusCode: 500, response: 'erro', attempts: 2, success: false });
+  t.deepEqual(Object.keys(log).sort(), [
+    'attempts',
+    'createdAt',
+    'deliveryId',
+    'event',
+    'id',
+    'payload',
+    'response',
+    'statusCode',
+    'success',
+    'url',
+  ]);
+  t.like(log, {
+    event: 'withdraw.completed',
+    url: `${HOOK}/b`,
+    statusCode: 500,
+    response: 'erro',
+    attempts: 2,
+    success: false,
+  });
   t.regex(log.deliveryId, /^msg_[0-9a-f]{32}$/);
   const body = JSON.parse(log.payload);
   t.deepEqual(Object.keys(body), ['id', 'event', 'createdAt', 'data']);
@@ -179,12 +281,28 @@ test('the listing carries the last 20 delivery logs of each webhook, newest firs
 });
 
 test('production URL policy: HTTPS only, and never a private, loopback or link-local address', async (t) => {
-  t.is(await webhookUrlProblem('http://127.0.0.1:3000/x', false), null, 'plain http and loopback are fine outside production');
+  t.is(
+    await webhookUrlProblem('http://127.0.0.1:3000/x', false),
+    null,
+    'plain http and loopback are fine outside production',
+  );
   t.is(await webhookUrlProblem('http://localhost/x', false), null);
   t.is(await webhookUrlProblem('http://93.184.216.34/x', true), URL_MESSAGES.httpsOnly);
-  for (const url of ['https://127.0.0.1/x', 'https://localhost/x', 'https://10.1.2.3/', 'https://192.168.0.10/', 'https://172.16.0.1/',
-    'https://169.254.169.254/latest/meta-data', 'https://[::1]/', 'https://[fd00::1]/', 'https://[fe80::1]/', 'https://0.0.0.0/', 'https://100.64.0.1/',
-    'https://[::ffff:127.0.0.1]/', 'https://2130706433/']) {
+  for (const url of [
+    'https://127.0.0.1/x',
+    'https://localhost/x',
+    'https://10.1.2.3/',
+    'https://192.168.0.10/',
+    'https://172.16.0.1/',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/',
+    'https://[fd00::1]/',
+    'https://[fe80::1]/',
+    'https://0.0.0.0/',
+    'https://100.64.0.1/',
+    'https://[::ffff:127.0.0.1]/',
+    'https://2130706433/',
+  ]) {
     t.is(await webhookUrlProblem(url, true), URL_MESSAGES.privateAddress, url);
   }
   t.is(await webhookUrlProblem('https://93.184.216.34/hook', true), null, 'a public address is accepted');

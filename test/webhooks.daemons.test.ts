@@ -2,7 +2,7 @@ import test from 'ava';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil } from './support/receiver.ts';
-import { recordEvent } from '../src/events/events.service.ts';
+import { recordEvent } from '../src/webhooks/events.ts';
 
 // Two daemons over one database, as two dynos would run: every event must still reach each webhook exactly once.
 let app: TestApp;
@@ -34,25 +34,43 @@ test.serial('two daemons at once deliver every event to every subscribed webhook
 
   const EVENTS = 100;
   // Ten concurrent producers, ten events each, each event in its own transaction.
-  await Promise.all(Array.from({ length: 10 }, (_, p) => (async () => {
-    for (let i = 0; i < 10; i++) {
-      await app.orm.em.fork().transactional((tx) => recordEvent(tx, app.boss, m.merchantId, 'charge.paid', { seq: p * 10 + i }));
-    }
-  })()));
+  await Promise.all(
+    Array.from({ length: 10 }, (_, p) =>
+      (async () => {
+        for (let i = 0; i < 10; i++) {
+          await app.orm.em
+            .fork()
+            .transactional((tx) => recordEvent(tx, app.boss, m.merchantId, 'charge.paid', { seq: p * 10 + i }));
+        }
+      })(),
+    ),
+  );
 
   const expected = EVENTS * 2 + (EVENTS / 5) * 2; // every delivery once, plus one failed first attempt for each fifth
   await r.waitFor(expected, 20_000);
-  const rows = await waitUntil(async () => {
-    const all = await app.orm.em.fork().execute<{ status: string; attempts: number; delivery_id: string }[]>(
-      'select status, attempts, delivery_id from webhook_deliveries where webhook_id in (?)', [hooks]);
-    return all.length === EVENTS * 2 && all.every((d) => d.status === 'SUCCEEDED') && all;
-  }, 10_000, 'every delivery to succeed');
+  const rows = await waitUntil(
+    async () => {
+      const all = await app.orm.em
+        .fork()
+        .execute<{ status: string; attempts: number; delivery_id: string }[]>(
+          'select status, attempts, delivery_id from webhook_deliveries where webhook_id in (?)',
+          [hooks],
+        );
+      return all.length === EVENTS * 2 && all.every((d) => d.status === 'SUCCEEDED') && all;
+    },
+    10_000,
+    'every delivery to succeed',
+  );
   await new Promise((res) => setTimeout(res, 500)); // anything duplicated would have arrived by now
   t.is(r.requests.length, expected);
   const perId = new Map<string, number>();
-  for (const q of r.requests) perId.set(String(q.headers['webhook-id']), (perId.get(String(q.headers['webhook-id'])) ?? 0) + 1);
+  for (const q of r.requests)
+    perId.set(String(q.headers['webhook-id']), (perId.get(String(q.headers['webhook-id'])) ?? 0) + 1);
   t.is(perId.size, EVENTS * 2, 'one webhook-id per (event, webhook)');
-  t.deepEqual([...perId].filter(([, n]) => n !== 1).map(([id, n]) => [failedOnce.has(id), n]), Array((EVENTS / 5) * 2).fill([true, 2]));
+  t.deepEqual(
+    [...perId].filter(([, n]) => n !== 1).map(([id, n]) => [failedOnce.has(id), n]),
+    Array((EVENTS / 5) * 2).fill([true, 2]),
+  );
   t.is(rows.filter((d) => d.attempts === 2).length, (EVENTS / 5) * 2);
   t.is(rows.filter((d) => d.attempts === 1).length, EVENTS * 2 - (EVENTS / 5) * 2);
 });

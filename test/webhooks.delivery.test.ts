@@ -3,8 +3,8 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil, type Received, type Receiver } from './support/receiver.ts';
-import { recordEvent } from '../src/events/events.service.ts';
-import type { EventType } from '../src/events/catalog.ts';
+import { recordEvent } from '../src/webhooks/events.ts';
+import type { EventType } from '../src/webhooks/catalog.ts';
 import { QUEUES } from '../src/platform/queue.ts';
 
 // One daemon for the file, with the retry schedule compressed 1000x and a 500 ms receiver timeout.
@@ -35,13 +35,30 @@ async function emit(merchantId: string, type: EventType, data: Record<string, un
   return { id: event.id, committedAt: performance.now() };
 }
 
-type DeliveryRow = { id: string; delivery_id: string; event_type: string; status: string; attempts: number; status_code: number | null;
-  response: string | null; success: boolean; last_attempt_at: string | null; next_attempt_at: string | null; payload: string };
-const deliveries = (webhookId: string) => app.orm.em.fork().execute<DeliveryRow[]>(
-  'select * from webhook_deliveries where webhook_id = ? order by created_at, id', [webhookId]);
+type DeliveryRow = {
+  id: string;
+  delivery_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  status_code: number | null;
+  response: string | null;
+  success: boolean;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+  payload: string;
+};
+const deliveries = (webhookId: string) =>
+  app.orm.em
+    .fork()
+    .execute<DeliveryRow[]>('select * from webhook_deliveries where webhook_id = ? order by created_at, id', [
+      webhookId,
+    ]);
 
 const headersOf = (r: Received) => ({
-  'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']),
+  'webhook-id': String(r.headers['webhook-id']),
+  'webhook-timestamp': String(r.headers['webhook-timestamp']),
+  'webhook-signature': String(r.headers['webhook-signature']),
 });
 
 test('an event reaches the receiver within milliseconds, signed so that standardwebhooks verifies it, and is logged', async (t) => {
@@ -59,30 +76,65 @@ test('an event reaches the receiver within milliseconds, signed so that standard
   t.regex(String(req.headers['webhook-id']), /^msg_[0-9a-f]{32}$/);
   t.true(Math.abs(Number(req.headers['webhook-timestamp']) - Date.now() / 1000) < 5);
   t.regex(String(req.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]{43}=$/);
-  const verified = new StandardWebhook(w.secret.slice('wh_'.length)).verify(req.body, headersOf(req)) as Record<string, unknown>;
+  const verified = new StandardWebhook(w.secret.slice('wh_'.length)).verify(req.body, headersOf(req)) as Record<
+    string,
+    unknown
+  >;
   t.deepEqual(verified, { id, event: 'charge.paid', createdAt: verified.createdAt, data });
   t.deepEqual(Object.keys(JSON.parse(req.body)), ['id', 'event', 'createdAt', 'data']);
-  t.throws(() => new StandardWebhook(w.secret.slice(3)).verify(req.body.replace('1990', '1991'), headersOf(req)), { message: /No matching signature/ });
+  t.throws(() => new StandardWebhook(w.secret.slice(3)).verify(req.body.replace('1990', '1991'), headersOf(req)), {
+    message: /No matching signature/,
+  });
   t.throws(() => new StandardWebhook(Buffer.alloc(32, 1).toString('base64')).verify(req.body, headersOf(req)));
 
-  const row = await waitUntil(async () => (await deliveries(w.id)).find((d) => d.status === 'SUCCEEDED'), 5000, 'the log');
-  t.like(row, { delivery_id: req.headers['webhook-id'], payload: req.body, status_code: 200, response: 'ok', attempts: 1, success: true, next_attempt_at: null });
+  const row = await waitUntil(
+    async () => (await deliveries(w.id)).find((d) => d.status === 'SUCCEEDED'),
+    5000,
+    'the log',
+  );
+  t.like(row, {
+    delivery_id: req.headers['webhook-id'],
+    payload: req.body,
+    status_code: 200,
+    response: 'ok',
+    attempts: 1,
+    success: true,
+    next_attempt_at: null,
+  });
   const log = (await m.http.get(PATH)).body.webhooks[0].logs[0];
-  t.like(log, { deliveryId: req.headers['webhook-id'], event: 'charge.paid', url: r.url(), payload: req.body, statusCode: 200, response: 'ok', attempts: 1, success: true });
+  t.like(log, {
+    deliveryId: req.headers['webhook-id'],
+    event: 'charge.paid',
+    url: r.url(),
+    payload: req.body,
+    statusCode: 200,
+    response: 'ok',
+    attempts: 1,
+    success: true,
+  });
 });
 
 test('only ACTIVE webhooks subscribed to the event (or to all) of that merchant receive it', async (t) => {
   const m = await createMerchant(app);
   const other = await createMerchant(app);
   const r = await receiver();
-  const only = (await m.http.post(PATH, { url: r.url('/only-withdrawals'), events: ['withdraw.completed'] })).body.webhook;
+  const only = (await m.http.post(PATH, { url: r.url('/only-withdrawals'), events: ['withdraw.completed'] })).body
+    .webhook;
   const all = (await m.http.post(PATH, { url: r.url('/all') })).body.webhook;
   const foreign = (await other.http.post(PATH, { url: r.url('/other-merchant') })).body.webhook;
   await emit(m.merchantId, 'charge.paid', { n: 1 });
   await emit(m.merchantId, 'withdraw.completed', { n: 2 });
-  await waitUntil(async () => (await deliveries(all.id)).filter((d) => d.success).length === 2 && (await deliveries(only.id)).some((d) => d.success), 5000);
+  await waitUntil(
+    async () =>
+      (await deliveries(all.id)).filter((d) => d.success).length === 2 &&
+      (await deliveries(only.id)).some((d) => d.success),
+    5000,
+  );
   // Both fan-outs have committed by now, so the delivery rows are final.
-  t.deepEqual((await deliveries(only.id)).map((d) => d.event_type), ['withdraw.completed']);
+  t.deepEqual(
+    (await deliveries(only.id)).map((d) => d.event_type),
+    ['withdraw.completed'],
+  );
   t.deepEqual((await deliveries(all.id)).map((d) => d.event_type).sort(), ['charge.paid', 'withdraw.completed']);
   t.deepEqual(await deliveries(foreign.id), []);
   t.deepEqual(r.requests.map((q) => q.path).sort(), ['/all', '/all', '/only-withdrawals']);
@@ -121,7 +173,11 @@ for (const change of ['INACTIVE', 'deleted'] as const) {
 
     if (change === 'deleted') await m.http.del(`${PATH}/${w.id}`);
     else await m.http.patch(`${PATH}/${w.id}`, { status: 'INACTIVE' });
-    const canceled = await waitUntil(async () => (await deliveries(w.id)).find((d) => d.status === 'CANCELED'), 6000, 'the cancellation');
+    const canceled = await waitUntil(
+      async () => (await deliveries(w.id)).find((d) => d.status === 'CANCELED'),
+      6000,
+      'the cancellation',
+    );
     t.like(canceled, { attempts: 1, next_attempt_at: null });
     t.is(r.requests.length, 1);
     await emit(m.merchantId, 'infraction.updated', { id: 'i1' });
@@ -132,14 +188,19 @@ for (const change of ['INACTIVE', 'deleted'] as const) {
 
 test('a receiver failing twice then succeeding: three attempts under one webhook-id, then success', async (t) => {
   const m = await createMerchant(app);
-  const r = await receiver((_req, n) => (n < 2 ? { status: 500, body: `falha ${n + 1}` } : { status: 200, body: 'recebido' }));
+  const r = await receiver((_req, n) =>
+    n < 2 ? { status: 500, body: `falha ${n + 1}` } : { status: 200, body: 'recebido' },
+  );
   const w = (await m.http.post(PATH, { url: r.url() })).body.webhook;
   await emit(m.merchantId, 'withdraw.failed', { id: 'w1' });
   const requests = await r.waitFor(3);
   const row = await waitUntil(async () => (await deliveries(w.id)).find((d) => d.status === 'SUCCEEDED'), 5000);
   t.like(row, { attempts: 3, success: true, status_code: 200, response: 'recebido' });
   t.is(new Set(requests.map((q) => q.headers['webhook-id'])).size, 1, 'same webhook-id on every attempt');
-  t.true(requests.every((q) => q.body === row.payload), 'the same bytes every time');
+  t.true(
+    requests.every((q) => q.body === row.payload),
+    'the same bytes every time',
+  );
   const verifier = new StandardWebhook(w.secret.slice(3));
   for (const q of requests) t.notThrows(() => verifier.verify(q.body, headersOf(q)));
   await new Promise((res) => setTimeout(res, 300));
@@ -152,21 +213,14 @@ test('a receiver that never answers: the timeout is recorded and retried', async
   const w = (await m.http.post(PATH, { url: r.url() })).body.webhook;
   await emit(m.merchantId, 'charge.refunded', { id: 'c9' });
   const row = await waitUntil(async () => (await deliveries(w.id)).find((d) => d.attempts >= 1), 5000);
-  t.like(row, { status: 'PENDING', status_code: null, success: false, response: 'Tempo esgotado: o destino não respondeu em 500 ms' });
+  t.like(row, {
+    status: 'PENDING',
+    status_code: null,
+    success: false,
+    response: 'Tempo esgotado: o destino não respondeu em 500 ms',
+  });
   await r.waitFor(2, 5000);
   await m.http.del(`${PATH}/${w.id}`);
-});
-
-test('a fan-out job queued by an earlier release (event stored without deliveries) is still delivered', async (t) => {
-  const m = await createMerchant(app);
-  const r = await receiver();
-  await m.http.post(PATH, { url: r.url('/legacy') });
-  const [{ id }] = await app.orm.em.fork().execute<{ id: string }[]>(`insert into events (id, created_at, updated_at, merchant_id, type, data)
-    values (gen_random_uuid(), now(), now(), ?, 'pixkey.updated', '{"legacy": true}') returning id`, [m.merchantId]);
-  await app.boss.send(QUEUES.webhookFanout, { eventId: id });
-  const [received] = await r.waitFor(1, 15_000);
-  t.is(JSON.parse(received.body).id, id);
-  t.deepEqual(JSON.parse(received.body).data, { legacy: true });
 });
 
 test('the recorded response is cut at 4 KB; a 2xx with any body is a success', async (t) => {
@@ -180,31 +234,48 @@ test('the recorded response is cut at 4 KB; a 2xx with any body is a success', a
   t.true(row.response!.startsWith('éé'));
 });
 
-test('events are written and enqueued in the caller\'s transaction: a rollback leaves neither event, delivery nor job', async (t) => {
+test("events are written and enqueued in the caller's transaction: a rollback leaves neither event, delivery nor job", async (t) => {
   const m = await createMerchant(app);
   const r = await receiver();
   await m.http.post(PATH, { url: r.url('/paid'), events: ['charge.paid'] });
   await m.http.post(PATH, { url: r.url('/withdrawals'), events: ['withdraw.completed'] });
-  const jobsFor = async (eventId: string) => Number((await app.orm.em.fork().execute<{ n: string }[]>(
-    `select count(*) as n from pgboss.job j join webhook_deliveries d on d.id = (j.data->>'id')::uuid
-      where j.name = ? and d.event_id = ?`, [QUEUES.webhookDeliver, eventId]))[0].n);
-  const eventsWith = async (eventId: string) => (await app.orm.em.fork().execute('select id from events where id = ?', [eventId])).length;
+  const jobsFor = async (eventId: string) =>
+    Number(
+      (
+        await app.orm.em.fork().execute<{ n: string }[]>(
+          `select count(*) as n from pgboss.job j join webhook_deliveries d on d.id = (j.data->>'id')::uuid
+      where j.name = ? and d.event_id = ?`,
+          [QUEUES.webhookDeliver, eventId],
+        )
+      )[0].n,
+    );
+  const eventsWith = async (eventId: string) =>
+    (await app.orm.em.fork().execute('select id from events where id = ?', [eventId])).length;
 
   let rolledBack = '';
-  await t.throwsAsync(app.orm.em.fork().transactional(async (tx) => {
-    rolledBack = (await recordEvent(tx, app.boss, m.merchantId, 'charge.paid', { n: 1 })).id;
-    t.is(await jobsFor(rolledBack), 0, 'not visible outside the transaction before commit');
-    throw new Error('the business change failed');
-  }), { message: 'the business change failed' });
+  await t.throwsAsync(
+    app.orm.em.fork().transactional(async (tx) => {
+      rolledBack = (await recordEvent(tx, app.boss, m.merchantId, 'charge.paid', { n: 1 })).id;
+      t.is(await jobsFor(rolledBack), 0, 'not visible outside the transaction before commit');
+      throw new Error('the business change failed');
+    }),
+    { message: 'the business change failed' },
+  );
   t.truthy(rolledBack);
   t.is(await eventsWith(rolledBack), 0);
   t.is(await jobsFor(rolledBack), 0);
 
-  await t.throwsAsync(recordEvent(app.orm.em.fork(), app.boss, m.merchantId, 'charge.paid', { n: 0 }),
-    { message: /inside the transaction/ }, 'outside a transaction nothing is written');
+  await t.throwsAsync(
+    recordEvent(app.orm.em.fork(), app.boss, m.merchantId, 'charge.paid', { n: 0 }),
+    { message: /inside the transaction/ },
+    'outside a transaction nothing is written',
+  );
   const { id: committed } = await emit(m.merchantId, 'charge.paid', { n: 2 });
   t.is(await eventsWith(committed), 1);
   t.is(await jobsFor(committed), 1, 'one delivery and job: the charge.paid subscriber only');
   await r.waitFor(1, 5000);
-  t.deepEqual(r.requests.map((q) => q.path), ['/paid']);
+  t.deepEqual(
+    r.requests.map((q) => q.path),
+    ['/paid'],
+  );
 });

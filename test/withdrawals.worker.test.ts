@@ -30,7 +30,10 @@ async function withdraw(pixKey: string, amount = 700, funds = 1000) {
 
 test('an ordinary key: COMPLETED within about a second, with the acquirer batch id and withdraw.completed', async (t) => {
   const { m, created, read, balance, postedAt } = await withdraw('someone@example.com');
-  const done = await waitFor('COMPLETED', async () => { const w = await read(); return w.status === 'COMPLETED' && w; });
+  const done = await waitFor('COMPLETED', async () => {
+    const w = await read();
+    return w.status === 'COMPLETED' && w;
+  });
   const elapsed = Date.now() - postedAt;
   t.log(`PROCESSING -> COMPLETED in ${elapsed} ms`);
   t.true(elapsed < 3000, `took ${elapsed} ms`); // contract: within a second on an idle machine; the suite runs files in parallel
@@ -40,9 +43,21 @@ test('an ordinary key: COMPLETED within about a second, with the acquirer batch 
   t.is(await balance(), 300);
   t.deepEqual(await ledgerKinds(app, created.id), ['withdrawal']);
   const events = await eventsOf(app, m.merchantId);
-  t.deepEqual(events.map((e) => e.type), ['withdraw.completed']);
-  t.like(events[0].data, { id: created.id, status: 'COMPLETED', amount: 700, batchId: done.batchId, pixKey: 'someone@example.com' });
-  t.deepEqual((await sandboxTransfers(app, created.id)).map((r) => r.status), ['COMPLETED']);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['withdraw.completed'],
+  );
+  t.like(events[0].data, {
+    id: created.id,
+    status: 'COMPLETED',
+    amount: 700,
+    batchId: done.batchId,
+    pixKey: 'someone@example.com',
+  });
+  t.deepEqual(
+    (await sandboxTransfers(app, created.id)).map((r) => r.status),
+    ['COMPLETED'],
+  );
   // the listing shows the new state; a replay of the creation still answers the original body
   t.like((await m.http.get(PATH)).body.withdrawals[0], { id: created.id, status: 'COMPLETED', batchId: done.batchId });
 });
@@ -50,7 +65,10 @@ test('an ordinary key: COMPLETED within about a second, with the acquirer batch 
 test('fail@sandbox.test: FAILED with no batch, balance reverted, one withdraw.failed', async (t) => {
   const { m, created, read, balance } = await withdraw('fail@sandbox.test');
   t.is(await balance(), 300, 'debited while PROCESSING');
-  const failed = await waitFor('FAILED', async () => { const w = await read(); return w.status === 'FAILED' && w; });
+  const failed = await waitFor('FAILED', async () => {
+    const w = await read();
+    return w.status === 'FAILED' && w;
+  });
   t.is(failed.batchId, null);
   t.truthy(failed.failedAt);
   t.is(failed.completedAt, null);
@@ -58,13 +76,19 @@ test('fail@sandbox.test: FAILED with no batch, balance reverted, one withdraw.fa
   t.is(await balance(), 1000);
   t.deepEqual(await ledgerKinds(app, created.id), ['withdrawal', 'withdrawal.reversal']);
   const events = await eventsOf(app, m.merchantId);
-  t.deepEqual(events.map((e) => e.type), ['withdraw.failed']);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['withdraw.failed'],
+  );
   t.like(events[0].data, { id: created.id, status: 'FAILED', batchId: null, failureReason: failed.failureReason });
 });
 
 test('return@sandbox.test: COMPLETED, then returned: credited back, returnedAt, withdraw.completed then withdraw.refunded', async (t) => {
   const { m, created, read, balance } = await withdraw('return@sandbox.test');
-  const returned = await waitFor('returned', async () => { const w = await read(); return w.returnedAt && w; });
+  const returned = await waitFor('returned', async () => {
+    const w = await read();
+    return w.returnedAt && w;
+  });
   t.is(returned.status, 'COMPLETED', 'the transfer did complete; the return is recorded beside it');
   t.truthy(returned.completedAt);
   t.truthy(returned.batchId);
@@ -72,9 +96,15 @@ test('return@sandbox.test: COMPLETED, then returned: credited back, returnedAt, 
   t.is(await balance(), 1000);
   t.deepEqual(await ledgerKinds(app, created.id), ['withdrawal', 'withdrawal.return']);
   const events = await eventsOf(app, m.merchantId);
-  t.deepEqual(events.map((e) => e.type), ['withdraw.completed', 'withdraw.refunded']);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['withdraw.completed', 'withdraw.refunded'],
+  );
   t.like(events[1].data, { id: created.id, status: 'COMPLETED', returnedAt: returned.returnedAt });
-  t.deepEqual((await sandboxTransfers(app, created.id)).map((r) => r.status), ['RETURNED']);
+  t.deepEqual(
+    (await sandboxTransfers(app, created.id)).map((r) => r.status),
+    ['RETURNED'],
+  );
 });
 
 test('a replayed creation answers the original body even after the withdrawal completed', async (t) => {
@@ -82,7 +112,10 @@ test('a replayed creation answers the original body even after the withdrawal co
   await fund(app, m.merchantId, 1000);
   const body = { amount: 100, pixKey: 'someone@example.com', pixKeyType: 'EMAIL' };
   const first = await m.http.post(PATH, body, { 'x-idempotency-key': 'k1' });
-  await waitFor('COMPLETED', async () => (await m.http.get(`${PATH}/${first.body.withdrawal.id}`)).body.withdrawal.status === 'COMPLETED');
+  await waitFor(
+    'COMPLETED',
+    async () => (await m.http.get(`${PATH}/${first.body.withdrawal.id}`)).body.withdrawal.status === 'COMPLETED',
+  );
   const replay = await m.http.post(PATH, body, { 'x-idempotency-key': 'k1' });
   t.is(replay.status, 200);
   t.deepEqual(replay.body, first.body);

@@ -8,7 +8,11 @@ import { createApp } from '../../src/app.ts';
 import { inflightTracker } from '../../src/platform/inflight.ts';
 
 let config;
-try { config = loadConfig(); } catch (err) { fatal(undefined, err); }
+try {
+  config = loadConfig();
+} catch (err) {
+  fatal(undefined, err);
+}
 const logger = createLogger(config.logLevel, 'api');
 if (config.webConcurrency > 1 && cluster.isPrimary) {
   runClusterPrimary(config.webConcurrency, logger);

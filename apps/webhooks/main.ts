@@ -4,12 +4,17 @@ import { announceReady, fatal, onShutdown } from '../../src/platform/lifecycle.t
 import { createBoss } from '../../src/platform/queue.ts';
 import { startDeliveryDaemon as start } from '../../src/webhooks/daemon.ts';
 
-// Only what delivery needs: pg-boss and the daemon's own pool, not buildDeps' ORM, entities and acquirer (~30 MB of RSS).
+// Only what delivery needs: pg-boss and the daemon's own pool, not buildDeps' ORM, entities and acquirer (memory).
 let config;
-try { config = loadConfig(); } catch (err) { fatal(undefined, err); }
+try {
+  config = loadConfig();
+} catch (err) {
+  fatal(undefined, err);
+}
 const logger = createLogger(config.logLevel, 'webhooks');
 try {
-  const boss = await createBoss(config.databaseUrl, logger);
+  // supervising too: the jobs of a worker or daemon that died are retried within seconds while this one runs
+  const boss = await createBoss(config.databaseUrl, logger, { supervise: true });
   await start({ config, boss, logger });
   onShutdown(logger, () => boss.stop({ graceful: true, timeout: 20_000 }));
   announceReady();

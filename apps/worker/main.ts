@@ -5,7 +5,11 @@ import { buildDeps, closeDeps } from '../../src/deps.ts';
 import { startWorker as start } from '../../src/worker.ts';
 
 let config;
-try { config = loadConfig(); } catch (err) { fatal(undefined, err); }
+try {
+  config = loadConfig();
+} catch (err) {
+  fatal(undefined, err);
+}
 const logger = createLogger(config.logLevel, 'worker');
 try {
   const deps = await buildDeps(config, logger, { supervise: true, schedule: true });

@@ -8,7 +8,13 @@ export type Row = { scenario: string; metric: string; value: number | string; ta
 const resultsFile = join(root, 'bench/results/latest.json');
 
 export function machine(pgVersion: string) {
-  return { cores: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, postgres: pgVersion };
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: pgVersion,
+  };
 }
 
 export function percentile(values: number[], p: number): number {
@@ -29,7 +35,11 @@ export function report(scenario: string, rows: Row[], extra: Record<string, unkn
   for (const r of rows) console.log(line(cols.map((c) => String(r[c] ?? (c === 'pass' ? '' : '')).padEnd(width(c)))));
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   let all: Record<string, unknown> = {};
-  try { all = JSON.parse(readFileSync(resultsFile, 'utf8')); } catch { /* first run */ }
+  try {
+    all = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  } catch {
+    /* first run */
+  }
   all[scenario] = { at: new Date().toISOString(), rows, ...extra };
   writeFileSync(resultsFile, JSON.stringify(all, null, 2));
 }

@@ -2,15 +2,15 @@
 // a fresh migrated database, and the service's processes as separate OS processes, as in production.
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createLogger } from '../../src/platform/logger.ts';
-import { setupDatabase } from '../../src/platform/setup.ts';
+import { setupDatabase } from '../../src/database.ts';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../../src/platform/embedded-pg.ts';
+import { serverTempDir } from '../../src/platform/embedded-pg-files.ts';
 import { PROCESS_ENV, PROCESS_FLAGS, type App } from '../../src/platform/runtime.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,9 +30,13 @@ export async function startDatabase(name = `pix_bench_${process.pid}`): Promise<
   let dir: string | undefined;
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    dir = mkdtempSync(join(tmpdir(), 'pix-bench-pg-'));
-    chmodSync(dir, 0o755);
-    embedded = await startEmbeddedPostgres({ dir: join(dir, 'pg'), port: await freePort(), database: 'postgres', persistent: false });
+    dir = serverTempDir('pix-bench-pg-');
+    embedded = await startEmbeddedPostgres({
+      dir: join(dir, 'pg'),
+      port: await freePort(),
+      database: 'postgres',
+      persistent: false,
+    });
     adminUrl = embedded.adminUrl;
   }
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -59,18 +63,34 @@ export async function startDatabase(name = `pix_bench_${process.pid}`): Promise<
   };
 }
 
-export type Proc = { name: string; child: ChildProcess; stop: () => Promise<void>; rssMb: () => number; privateMb: () => number };
+export type Proc = {
+  name: string;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+  rssMb: () => number;
+  privateMb: () => number;
+};
 
 const appOf = (script: string) => /^apps\/(\w+)\//.exec(script)?.[1] as App;
 
 // Forks apps/<app>/main.ts (or any script) and waits for its "ready" message.
 export async function startProc(name: string, script: string, env: Record<string, string>): Promise<Proc> {
   const child = fork(join(root, script), [], {
-    env: { ...PROCESS_ENV, ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', JWT_SECRET: 'bench-secret-bench-secret-bench-secret-42',
-      ACQUIRER_WEBHOOK_SECRET: 'bench-acquirer-secret-bench-acquirer-secret', ...env },
+    env: {
+      ...PROCESS_ENV,
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_ENABLED: 'false',
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-42',
+      ACQUIRER_WEBHOOK_SECRET: 'bench-acquirer-secret-bench-acquirer-secret',
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // as npm start and package.json's start:* scripts run them (BENCH_NODE_FLAGS overrides, to try other V8 flags)
-    execArgv: process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [...(PROCESS_FLAGS[appOf(script)] ?? [])],
+    execArgv: process.env.BENCH_NODE_FLAGS
+      ? process.env.BENCH_NODE_FLAGS.split(' ')
+      : [...(PROCESS_FLAGS[appOf(script)] ?? [])],
   });
   await new Promise<void>((resolve, reject) => {
     child.on('message', (m) => m === 'ready' && resolve());

@@ -1,21 +1,49 @@
-// The acquirer port: everything the service asks of the PSP that holds the money. Adapters: sandbox (embedded).
-export type PixKeyType = 'CPF' | 'CNPJ' | 'EMAIL' | 'PHONE' | 'CHAVE_ALEATORIA';
+// The acquirer port: everything the service asks of the PSP that holds the money. Adapters: sandbox (embedded, no
+// network) and apipix (a PSP speaking the Banco Central "API Pix" standard), chosen by ACQUIRER.
+import type { PixKeyType } from '../pix/keys.ts';
 
-// A payment the acquirer saw arrive (API Pix "pix" notification item), amounts in centavos.
-export type PaymentNotification = { txid: string; endToEndId: string; amount: number; paidAt: string };
+// A payment the acquirer saw arrive (API Pix `Pix`), amounts in centavos; txid null for a Pix paid without one.
+export type PaymentNotification = { txid: string | null; endToEndId: string; amount: number; paidAt: string };
+
+export type ChargeRequest = {
+  txid: string;
+  amount: number;
+  expiresIn: number;
+  description: string;
+  payer?: { name: string; document: string };
+  merchant: { name: string; city: string };
+};
+
+export type RefundStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED';
+export type RefundResult = { status: RefundStatus; failureReason?: string };
 
 export type TransferStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'RETURNED';
 export type TransferResult = { status: TransferStatus; batchId: string | null; failureReason?: string };
 
+export type TransferRequest = {
+  idempotencyKey: string;
+  amount: number;
+  pixKey: string;
+  pixKeyType: PixKeyType;
+  description: string | null;
+};
+
 export interface Acquirer {
-  readonly name: string;
-  // Registers an immediate charge (API Pix PUT /v2/cob/{txid}); returns the payload location without scheme.
-  createCharge(input: { txid: string; amount: number; expiresIn: number; accountId: string; description: string }): Promise<{ location: string }>;
+  readonly name: 'sandbox' | 'apipix';
+  // Registers an immediate charge (API Pix PUT /v2/cob/{txid}): the BR Code the payer scans and its payload location.
+  createCharge(input: ChargeRequest): Promise<{ qrCode: string; location: string }>;
+  // Removes a charge nobody may pay any more (expired); idempotent.
   cancelCharge(txid: string): Promise<void>;
-  // Returns the payment to the payer (API Pix devolução); idempotent by refundId.
-  refund(input: { endToEndId: string; refundId: string; amount: number }): Promise<{ status: 'COMPLETED' | 'FAILED' }>;
-  // Sends a PIX out of the merchant's balance; idempotent by idempotencyKey (a retry never sends twice).
-  transferOut(input: { idempotencyKey: string; amount: number; pixKey: string; pixKeyType: PixKeyType; description: string | null }): Promise<TransferResult>;
+  // What the acquirer itself says of a notified payment (nothing in a notification is trusted); null: not confirmed.
+  confirmPayment(notified: PaymentNotification): Promise<PaymentNotification | null>;
+  // Every payment received in [from, to), for reconciliation of notifications that never came.
+  paymentsBetween(from: Date, to: Date): AsyncIterable<PaymentNotification>;
+  // Returns a payment to the payer (API Pix devolução); idempotent by refundId.
+  refund(input: { endToEndId: string; refundId: string; amount: number }): Promise<RefundResult>;
+  // The acquirer's view of a refund; null when it never received it.
+  getRefund(input: { endToEndId: string; refundId: string }): Promise<RefundResult | null>;
+  // Sends a PIX out of the platform's account; idempotent by idempotencyKey (a retry never sends twice).
+  transferOut(input: TransferRequest): Promise<TransferResult>;
   // The acquirer's view of a transfer, for reconciliation after a crash; null when it never received it.
   getTransfer(idempotencyKey: string): Promise<TransferResult | null>;
 }

@@ -1,12 +1,31 @@
+import { readFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Acquirer } from './acquirer.ts';
 import { createSandboxAcquirer } from './sandbox.ts';
+import { createApiPixClient } from './apipix/client.ts';
+import { createApiPixAcquirer } from './apipix/adapter.ts';
 
 // Picks the adapter named by ACQUIRER. The sandbox keeps its state in our database, hence orm and boss.
-export function createAcquirer(config: Config, { orm, boss }: { orm: MikroORM; boss: PgBoss }): Acquirer {
-  return createSandboxAcquirer({ publicBaseUrl: config.publicBaseUrl, orm, boss });
+export function createAcquirer(config: Config, deps: { orm: MikroORM; boss: PgBoss; logger: Logger }): Acquirer {
+  if (!config.apipix)
+    return createSandboxAcquirer({ publicBaseUrl: config.publicBaseUrl, orm: deps.orm, boss: deps.boss });
+  const c = config.apipix;
+  const pem = (file: string) => readFileSync(file, 'utf8');
+  const client = createApiPixClient({
+    baseUrl: c.baseUrl,
+    clientId: c.clientId,
+    clientSecret: c.clientSecret,
+    cert: pem(c.certFile),
+    key: pem(c.keyFile),
+    ...(c.caFile ? { ca: pem(c.caFile) } : {}),
+    pixKey: c.pixKey,
+    timeoutMs: c.timeoutMs,
+    logger: deps.logger,
+  });
+  return createApiPixAcquirer(client);
 }
 
 export type { Acquirer } from './acquirer.ts';

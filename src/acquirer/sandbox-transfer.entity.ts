@@ -1,5 +1,5 @@
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { PIX_KEY_TYPES } from '../pix-keys/pix-key.entity.ts';
+import { defineEntity, p } from '@mikro-orm/core';
+import { PIX_KEY_TYPES } from '../pix/keys.ts';
 
 export const SANDBOX_TRANSFER_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED', 'RETURNED'] as const;
 
@@ -20,8 +20,9 @@ export const SandboxTransfer = defineEntity({
     failureReason: p.string().length(255).nullable(),
     requests: p.integer().default(1),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
-
-export type ISandboxTransfer = InferEntity<typeof SandboxTransfer>;

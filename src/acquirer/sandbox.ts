@@ -4,6 +4,8 @@ import type { Job, JobResult, PgBoss } from 'pg-boss';
 import { QUEUES, sendInTx } from '../platform/queue.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Acquirer, TransferResult } from './acquirer.ts';
+import * as sql from './sandbox.sql.ts';
+import { buildDynamicPix } from '../pix/brcode.ts';
 
 // The sandbox keeps its state in the database (sandbox_transfers) so the API, the worker and the CLI share it.
 export type SandboxDeps = { publicBaseUrl: string; orm: MikroORM; boss: PgBoss };
@@ -16,10 +18,11 @@ const RETURN_AFTER_SECONDS = 0.3;
 const POLL_SECONDS = 0.5; // future-dated jobs are not NOTIFYed: this queue is polled (pg-boss minimum 0.5 s)
 
 export type SandboxTransferJob = { idempotencyKey: string; step: 'settle' | 'return' };
-type TransferRow = { status: TransferResult['status']; batch_id: string | null; failure_reason: string | null };
 
-const resultOf = (row: TransferRow): TransferResult => ({
-  status: row.status, batchId: row.batch_id, ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
+const resultOf = (row: sql.TransferRow): TransferResult => ({
+  status: row.status,
+  batchId: row.batch_id,
+  ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
 });
 
 // The embedded acquirer used when ACQUIRER=sandbox: no network, instant answers. The payload location is
@@ -28,24 +31,47 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
   const host = publicBaseUrl.replace(/^https?:\/\//, '');
   return {
     name: 'sandbox',
-    async createCharge({ txid }) {
-      return { location: `${host}/pix/qr/${txid}` };
+    async createCharge({ txid, amount, merchant }) {
+      const location = `${host}/pix/qr/${txid}`;
+      return {
+        location,
+        qrCode: buildDynamicPix({
+          location,
+          amountCents: amount,
+          merchantName: merchant.name,
+          merchantCity: merchant.city,
+        }),
+      };
     },
     async cancelCharge() {},
+    // Sandbox payments come from this service itself (the sandbox pay route, or HMAC-signed notifications): as notified.
+    async confirmPayment(notified) {
+      return notified;
+    },
+    async *paymentsBetween() {},
+    // Every devolução is made at once; the answer never changes, so a repeat or a later look-up finds it done.
     async refund() {
       return { status: 'COMPLETED' };
+    },
+    async getRefund() {
+      return null;
     },
     // Idempotent by key: the first call books the transfer (and schedules its outcome), a repeat returns it unchanged.
     async transferOut({ idempotencyKey, amount, pixKey, pixKeyType, description }) {
       return orm.em.fork().transactional(async (em) => {
         const fails = pixKey === SANDBOX_KEYS.fail; // refused up front, before any batch existed
-        const [row] = await em.execute<(TransferRow & { inserted: boolean; amount: number; pix_key: string })[]>(
-          `insert into sandbox_transfers (idempotency_key, amount, pix_key, pix_key_type, description, status, batch_id, failure_reason, requests, created_at, updated_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, 1, now(), now())
-           on conflict (idempotency_key) do update set requests = sandbox_transfers.requests + 1
-           returning status, batch_id, failure_reason, amount, pix_key, (xmax = 0) as inserted`,
-          [idempotencyKey, amount, pixKey, pixKeyType, description, fails ? 'FAILED' : 'PROCESSING',
-            fails ? null : `sbx-batch-${randomBytes(8).toString('hex')}`, fails ? 'Chave PIX de destino recusada (sandbox)' : null],
+        const [row] = await em.execute<(sql.TransferRow & { inserted: boolean; amount: number; pix_key: string })[]>(
+          sql.BOOK_TRANSFER,
+          [
+            idempotencyKey,
+            amount,
+            pixKey,
+            pixKeyType,
+            description,
+            fails ? 'FAILED' : 'PROCESSING',
+            fails ? null : `sbx-batch-${randomBytes(8).toString('hex')}`,
+            fails ? 'Chave PIX de destino recusada (sandbox)' : null,
+          ],
         );
         if (!row.inserted && (row.amount !== amount || row.pix_key !== pixKey)) {
           throw new Error(`sandbox: idempotency key ${idempotencyKey} reused for a different transfer`);
@@ -55,8 +81,7 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
       });
     },
     async getTransfer(idempotencyKey) {
-      const [row] = await orm.em.fork().execute<TransferRow[]>(
-        'select status, batch_id, failure_reason from sandbox_transfers where idempotency_key = ?', [idempotencyKey]);
+      const [row] = await orm.em.fork().execute<sql.TransferRow[]>(sql.TRANSFER, [idempotencyKey]);
       return row ? resultOf(row) : null;
     },
   };
@@ -68,19 +93,19 @@ async function schedule(em: EntityManager, boss: PgBoss, job: SandboxTransferJob
 
 // One step of a sandbox transfer's life (PROCESSING -> COMPLETED [-> RETURNED]); a repeated step changes nothing.
 // Returns the transfer as the acquirer now sees it.
-async function advance({ orm, boss }: Pick<SandboxDeps, 'orm' | 'boss'>, { idempotencyKey, step }: SandboxTransferJob): Promise<TransferResult | null> {
+async function advance(
+  { orm, boss }: Pick<SandboxDeps, 'orm' | 'boss'>,
+  { idempotencyKey, step }: SandboxTransferJob,
+): Promise<TransferResult | null> {
   return orm.em.fork().transactional(async (em) => {
     if (step === 'settle') {
-      const done = await em.execute<{ pix_key: string }[]>(
-        `update sandbox_transfers set status = 'COMPLETED', updated_at = now()
-         where idempotency_key = ? and status = 'PROCESSING' returning pix_key`, [idempotencyKey]);
-      if (done[0]?.pix_key === SANDBOX_KEYS.return) await schedule(em, boss, { idempotencyKey, step: 'return' }, RETURN_AFTER_SECONDS);
+      const done = await em.execute<{ pix_key: string }[]>(sql.COMPLETE_TRANSFER, [idempotencyKey]);
+      if (done[0]?.pix_key === SANDBOX_KEYS.return)
+        await schedule(em, boss, { idempotencyKey, step: 'return' }, RETURN_AFTER_SECONDS);
     } else {
-      await em.execute(`update sandbox_transfers set status = 'RETURNED', updated_at = now()
-         where idempotency_key = ? and status = 'COMPLETED'`, [idempotencyKey]);
+      await em.execute(sql.RETURN_TRANSFER, [idempotencyKey]);
     }
-    const [row] = await em.execute<TransferRow[]>(
-      'select status, batch_id, failure_reason from sandbox_transfers where idempotency_key = ?', [idempotencyKey]);
+    const [row] = await em.execute<sql.TransferRow[]>(sql.TRANSFER, [idempotencyKey]);
     return row ? resultOf(row) : null;
   });
 }
@@ -90,20 +115,35 @@ export type TransferReport = (idempotencyKey: string, result: TransferResult) =>
 // The sandbox's asynchronous side, run by the worker: advances each transfer, then notifies the service through
 // `report` (the entry a real acquirer's transfer notification uses). A failed report fails the job, so it is retried.
 // `settleEach` runs a batch's jobs concurrently, settling each on its own.
-export async function workSandboxTransfers(deps: Pick<SandboxDeps, 'orm' | 'boss'> & { logger: Logger }, report: TransferReport,
-  settleEach: <T>(jobs: Job<T>[], run: (data: T) => Promise<void>) => Promise<JobResult[]>): Promise<void> {
-  await deps.boss.work<SandboxTransferJob>(QUEUES.sandboxTransfer,
-    { pollingIntervalSeconds: POLL_SECONDS, notifyPollingIntervalSeconds: POLL_SECONDS, batchSize: 20, burstWhenBatchFull: true, perJobResults: true },
-    (jobs) => settleEach(jobs, async (data) => {
-      const result = await advance(deps, data);
-      if (result) await report(data.idempotencyKey, result);
-      else deps.logger.warn({ idempotencyKey: data.idempotencyKey }, 'sandbox transfer not found');
-    }));
+export async function workSandboxTransfers(
+  deps: Pick<SandboxDeps, 'orm' | 'boss'> & { logger: Logger },
+  report: TransferReport,
+  settleEach: <T>(jobs: Job<T>[], run: (data: T) => Promise<void>) => Promise<JobResult[]>,
+): Promise<void> {
+  await deps.boss.work<SandboxTransferJob>(
+    QUEUES.sandboxTransfer,
+    {
+      pollingIntervalSeconds: POLL_SECONDS,
+      notifyPollingIntervalSeconds: POLL_SECONDS,
+      batchSize: 20,
+      burstWhenBatchFull: true,
+      perJobResults: true,
+    },
+    (jobs) =>
+      settleEach(jobs, async (data) => {
+        const result = await advance(deps, data);
+        if (result) await report(data.idempotencyKey, result);
+        else deps.logger.warn({ idempotencyKey: data.idempotencyKey }, 'sandbox transfer not found');
+      }),
+  );
 }
 
 // An end-to-end id shaped like the real ones: E + ISPB (8) + yyyyMMddHHmm + 11 random alphanumerics = 32 chars.
 export function sandboxEndToEndId(now = new Date()): string {
   const stamp = now.toISOString().replace(/\D/g, '').slice(0, 12);
-  const rand = randomBytes(11).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x').slice(0, 11);
+  const rand = randomBytes(11)
+    .toString('base64url')
+    .replace(/[^A-Za-z0-9]/g, 'x')
+    .slice(0, 11);
   return `E00000000${stamp}${rand}`;
 }

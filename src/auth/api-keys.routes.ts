@@ -9,15 +9,29 @@ export function apiKeyRoutes(): Router {
   const router = Router();
   router.use(requireJwt);
 
-  router.post('/', ...validate([
-    body('name').isString().withMessage('name é obrigatório').bail().trim()
-      .isLength({ min: 1, max: 100 }).withMessage('name deve ter entre 1 e 100 caracteres'),
-    body('description').isString().withMessage('description é obrigatório').bail().trim()
-      .isLength({ min: 1, max: 255 }).withMessage('description deve ter entre 1 e 255 caracteres'),
-  ]), async (req, res) => {
-    const { name, description } = req.body as { name: string; description: string };
-    res.status(201).json({ apiKey: await createApiKey(req.em, req.user!.userId, { name, description }) });
-  });
+  router.post(
+    '/',
+    ...validate([
+      body('name')
+        .isString()
+        .withMessage('name é obrigatório')
+        .bail()
+        .trim()
+        .isLength({ min: 1, max: 100 })
+        .withMessage('name deve ter entre 1 e 100 caracteres'),
+      body('description')
+        .isString()
+        .withMessage('description é obrigatório')
+        .bail()
+        .trim()
+        .isLength({ min: 1, max: 255 })
+        .withMessage('description deve ter entre 1 e 255 caracteres'),
+    ]),
+    async (req, res) => {
+      const { name, description } = req.body as { name: string; description: string };
+      res.status(201).json({ apiKey: await createApiKey(req.em, req.user!.userId, { name, description }) });
+    },
+  );
 
   router.get('/', async (req, res) => {
     res.json({ apiKeys: await listApiKeys(req.em, req.user!.userId) });

@@ -17,7 +17,13 @@ export const apiKeyView = (k: IApiKey) => ({
 // The only moment the value exists outside the caller: it is returned here and never stored.
 export async function createApiKey(em: EntityManager, userId: string, input: { name: string; description: string }) {
   const { value, prefix, hash } = generateApiKey();
-  const key = em.create(ApiKey, { user: userId, name: input.name, description: input.description, prefix, keyHash: hash });
+  const key = em.create(ApiKey, {
+    user: userId,
+    name: input.name,
+    description: input.description,
+    prefix,
+    keyHash: hash,
+  });
   await em.flush();
   const { id, name, description, status, createdAt } = apiKeyView(key);
   return { id, name, description, value, status, createdAt };

@@ -1,4 +1,4 @@
-import { OpsError, type Command } from '../ops/command.ts';
+import { OpsError, type Command } from '../platform/ops.ts';
 import { User } from './user.entity.ts';
 
 export const authCommands: Command[] = [

@@ -4,12 +4,16 @@ import type { RequestHandler } from 'express';
 import { AUTH_MESSAGES, ForbiddenError, NotFoundError, UnauthorizedError } from '../platform/errors.ts';
 import { resolvePrincipal } from './auth.service.ts';
 
-// One bearer strategy for both credentials; a failure travels as a domain error so the spec's messages reach the client.
+// One bearer strategy for both credentials; a failure travels as a domain error so the spec's messages reach the
+// client.
 export function createAuthenticator(jwtSecret: string): RequestHandler {
   const authenticator = new passport.Passport();
   authenticator.use(
     new BearerStrategy<VerifyFunctionWithRequest>({ passReqToCallback: true }, (req, token, done) => {
-      resolvePrincipal(req.em, jwtSecret, token).then((p) => done(null, p), (err: unknown) => done(err));
+      resolvePrincipal(req.em, jwtSecret, token).then(
+        (p) => done(null, p),
+        (err: unknown) => done(err),
+      );
     }),
   );
   const bearer = authenticator.authenticate('bearer', { session: false, failWithError: true });
@@ -20,7 +24,9 @@ export function createAuthenticator(jwtSecret: string): RequestHandler {
     bearer(req, res, (err?: unknown) => {
       // passport's own failure (no usable token) is a plain 401 without our message
       if (err && !(err instanceof UnauthorizedError) && !(err instanceof ForbiddenError)) {
-        return next((err as { status?: number }).status === 401 ? new UnauthorizedError(AUTH_MESSAGES.invalidToken) : err);
+        return next(
+          (err as { status?: number }).status === 401 ? new UnauthorizedError(AUTH_MESSAGES.invalidToken) : err,
+        );
       }
       next(err);
     });

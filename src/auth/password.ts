@@ -2,8 +2,11 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
-// scrypt N=2^15, r=8, p=1: 32 MiB and ~50 ms per hash; stored as scrypt$N$r$p$salt$hash.
-const N = 32768, R = 8, P = 1, KEYLEN = 32;
+// scrypt N=2^15, r=8, p=1 (memory-hard, contract); stored as scrypt$N$r$p$salt$hash.
+const N = 32768,
+  R = 8,
+  P = 1,
+  KEYLEN = 32;
 const MAXMEM = 64 * 1024 * 1024;
 
 export async function hashPassword(password: string): Promise<string> {
@@ -17,7 +20,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (alg !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n), r: Number(r), p: Number(p), maxmem: MAXMEM,
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: MAXMEM,
   });
   return timingSafeEqual(actual, expected);
 }

@@ -1,4 +1,4 @@
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';
 
@@ -17,5 +17,3 @@ export const ChargeCount = defineEntity({
     count: p.bigint('number').default(0),
   },
 });
-
-export type IChargeCount = InferEntity<typeof ChargeCount>;

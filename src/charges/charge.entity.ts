@@ -10,20 +10,34 @@ export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
 // Triggers keep charge_counts (append-only, see ChargeCount) exact in the writing transaction: statement triggers over
 // the transition table for inserts and deletes (a bulk load adds one row per merchant and status), a row trigger for
 // status changes. Declared here so MikroORM's schema diff knows them; created by the charge_counts migrations.
-const count = (event: 'insert' | 'delete') => countTrigger(
-  { table: 'charges', counter: 'charge_counts', keys: '"merchant_id", "status"', name: `charge_counts_${event}`, fn: `charge_counts_${event}_fn` }, event);
+const count = (event: 'insert' | 'delete') =>
+  countTrigger(
+    {
+      table: 'charges',
+      counter: 'charge_counts',
+      keys: '"merchant_id", "status"',
+      name: `charge_counts_${event}`,
+      fn: `charge_counts_${event}_fn`,
+    },
+    event,
+  );
 
-export const CHARGE_TRIGGERS = [count('insert'), count('delete'), {
-  name: 'charge_counts_status',
-  timing: 'after' as const,
-  events: ['update' as const],
-  forEach: 'row' as const,
-  expression: `create or replace function "charge_counts_status_fn"() returns trigger as $$ begin `
-    + `insert into "charge_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); `
-    + `return null; end; $$ language plpgsql;\n`
-    + `create trigger "charge_counts_status" after update of "status" on "charges" for each row when (old."status" is distinct from new."status") `
-    + `execute function "charge_counts_status_fn"();`,
-}];
+export const CHARGE_TRIGGERS = [
+  count('insert'),
+  count('delete'),
+  {
+    name: 'charge_counts_status',
+    timing: 'after' as const,
+    events: ['update' as const],
+    forEach: 'row' as const,
+    expression:
+      `create or replace function "charge_counts_status_fn"() returns trigger as $$ begin ` +
+      `insert into "charge_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); ` +
+      `return null; end; $$ language plpgsql;\n` +
+      `create trigger "charge_counts_status" after update of "status" on "charges" for each row when (old."status" is distinct from new."status") ` +
+      `execute function "charge_counts_status_fn"();`,
+  },
+];
 
 // fee is the platform's split, fixed when the charge is created; the merchant is credited amount - fee.
 export const Charge = defineEntity({
@@ -33,9 +47,20 @@ export const Charge = defineEntity({
   uniques: [{ properties: ['merchant', 'idempotencyKey'] }],
   triggers: CHARGE_TRIGGERS,
   indexes: [
-    { name: 'charges_merchant_created_idx', expression: 'create index "charges_merchant_created_idx" on "charges" ("merchant_id", "created_at" desc, "id" desc)' },
-    { name: 'charges_merchant_status_created_idx', expression: 'create index "charges_merchant_status_created_idx" on "charges" ("merchant_id", "status", "created_at" desc, "id" desc)' },
-    { name: 'charges_pending_expiry_idx', expression: `create index "charges_pending_expiry_idx" on "charges" ("expires_at") where "status" = 'PENDING'` },
+    {
+      name: 'charges_merchant_created_idx',
+      expression:
+        'create index "charges_merchant_created_idx" on "charges" ("merchant_id", "created_at" desc, "id" desc)',
+    },
+    {
+      name: 'charges_merchant_status_created_idx',
+      expression:
+        'create index "charges_merchant_status_created_idx" on "charges" ("merchant_id", "status", "created_at" desc, "id" desc)',
+    },
+    {
+      name: 'charges_pending_expiry_idx',
+      expression: `create index "charges_pending_expiry_idx" on "charges" ("expires_at") where "status" = 'PENDING'`,
+    },
   ],
   properties: {
     merchant: () => p.manyToOne(Merchant),

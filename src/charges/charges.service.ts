@@ -1,23 +1,31 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Deps } from '../deps.ts';
+import type { Services } from '../platform/services.ts';
+import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
 import type { MerchantSnapshot } from '../auth/principal.ts';
-import { ConflictError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
+import { sandboxEndToEndId } from '../acquirer/sandbox.ts';
+import { BusinessRuleError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
-import { IDEMPOTENCY_CONFLICT, requestHash } from '../platform/idempotency.ts';
+import { createOnce } from '../platform/idempotency.ts';
+import { countedPage } from '../platform/counters.ts';
+import { QUEUES } from '../platform/queue.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import { Charge, type ChargeStatus, type ICharge } from './charge.entity.ts';
-import { buildDynamicPix } from './brcode.ts';
-import { chargeRowView, chargeView, type ChargeFields, type ChargeRow } from './charge.view.ts';
+import * as sql from './charges.sql.ts';
+import type { CancelJob } from './charges.states.ts';
+
+type Deps = Services & { acquirer: Acquirer };
 
 export type CustomerInput = { name: string; document: string; email?: string; phone?: string };
 export type CreateChargeInput = {
   amount: number;
   description: string;
-  expiresIn: number;
+  expiresIn?: number;
   customer?: CustomerInput;
   tracking?: Record<string, string>;
 };
+
+export const DEFAULT_EXPIRES_IN = 86400;
 
 export const PREREQUISITE_MESSAGES = {
   kyc: 'KYC não aprovado',
@@ -29,9 +37,7 @@ export const PREREQUISITE_MESSAGES = {
 // guarded insert refused, so the usual path pays no query for it.
 async function missingPrerequisites(em: EntityManager, merchantId: string): Promise<ForbiddenError> {
   const [m] = await em.execute<{ kyc_status: string; acquirer_account_id: string | null; has_pix_key: boolean }[]>(
-    `select kyc_status, acquirer_account_id,
-            exists (select 1 from pix_keys k where k.merchant_id = m.id and k.status = 'ACTIVE') as has_pix_key
-       from merchants m where m.id = ?`,
+    sql.PREREQUISITES,
     [merchantId],
   );
   const missing = [
@@ -42,21 +48,12 @@ async function missingPrerequisites(em: EntityManager, merchantId: string): Prom
   return new ForbiddenError(missing.join('; ') || 'Pré-requisitos da cobrança mudaram; tente novamente');
 }
 
-async function findByIdempotencyKey(em: EntityManager, merchantId: string, key: string, hash: string) {
-  const charge = await em.findOne(Charge, { merchant: merchantId, idempotencyKey: key }, { populate: ['customer'] });
-  if (charge && charge.requestHash !== hash) throw new ConflictError(IDEMPOTENCY_CONFLICT);
-  return charge;
-}
-
-const CHARGE_COLUMNS = `id, created_at, updated_at, merchant_id, txid, amount, fee, description, status, expires_in, expires_at,
-  customer_id, tracking, location, qr_code, idempotency_key, request_hash`;
-
-// The prerequisites, checked inside the insert itself: no charge can slip in after KYC, the acquirer account or the
-// last PIX key went away, whatever the timing.
-const ONBOARDED = `exists (select 1 from merchants m where m.id = ? and m.kyc_status = 'APPROVED' and m.acquirer_account_id is not null)
-  and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')`;
-
-type NewCharge = ChargeFields & { merchantId: string; location: string; idempotencyKey: string | null; requestHash: string | null };
+type NewCharge = sql.ChargeFields & {
+  merchantId: string;
+  location: string;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+};
 
 /**
  * Inserts the charge (and upserts its customer, reused per merchant by document) in ONE statement guarded by the
@@ -64,99 +61,197 @@ type NewCharge = ChargeFields & { merchantId: string; location: string; idempote
  * Returns null when a prerequisite is missing (nothing written).
  */
 async function insertCharge(em: EntityManager, c: NewCharge, customer?: CustomerInput) {
-  const values = [c.id, c.createdAt, c.createdAt, c.merchantId, c.txid, c.amount, c.fee, c.description, 'PENDING', c.expiresIn, c.expiresAt];
+  const values = [
+    c.id,
+    c.createdAt,
+    c.createdAt,
+    c.merchantId,
+    c.txid,
+    c.amount,
+    c.fee,
+    c.description,
+    'PENDING',
+    c.expiresIn,
+    c.expiresAt,
+  ];
   const rest = [c.tracking ? JSON.stringify(c.tracking) : null, c.location, c.qrCode, c.idempotencyKey, c.requestHash];
   const guard = [c.merchantId, c.merchantId];
   if (!customer) {
-    const rows = await em.execute<{ id: string }[]>(
-      `insert into charges (${CHARGE_COLUMNS}) select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ? where ${ONBOARDED} returning id`,
-      [...values, ...rest, ...guard],
-    );
+    const rows = await em.execute<{ id: string }[]>(sql.INSERT_CHARGE, [...values, ...rest, ...guard]);
     return rows.length ? { customer: null } : null;
   }
-  const rows = await em.execute<{ id: string; name: string; document: string }[]>(
-    `with c as (
-       insert into customers (id, created_at, updated_at, merchant_id, name, document, email, phone)
-       select ?, now(), now(), ?, ?, ?, ?, ? where ${ONBOARDED}
-       on conflict (merchant_id, document) do update set name = excluded.name, email = coalesce(excluded.email, customers.email),
-         phone = coalesce(excluded.phone, customers.phone), updated_at = now()
-       returning id, name, document)
-     , ins as (insert into charges (${CHARGE_COLUMNS}) select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ? from c)
-     select id, name, document from c`,
-    [newId(), c.merchantId, customer.name, customer.document, customer.email ?? null, customer.phone ?? null, ...guard, ...values, ...rest],
-  );
+  const rows = await em.execute<{ id: string; name: string; document: string }[]>(sql.INSERT_CHARGE_WITH_CUSTOMER, [
+    newId(),
+    c.merchantId,
+    customer.name,
+    customer.document,
+    customer.email ?? null,
+    customer.phone ?? null,
+    ...guard,
+    ...values,
+    ...rest,
+  ]);
   return rows.length ? { customer: rows[0] } : null;
 }
 
-export type CreateChargeResult = { charge: ReturnType<typeof chargeView>; replayed: boolean };
+// The creation's body, whatever happened to the charge since (an idempotent replay answers with it, contract).
+const creationView = (c: ICharge) =>
+  sql.chargeView(
+    { ...c, status: 'PENDING', endToEndId: null, paidAt: null, canceledAt: null, refundedAt: null },
+    c.customer ?? null,
+    { image: true, tracking: true },
+  );
 
-export async function createCharge(deps: Pick<Deps, 'acquirer' | 'config'>, em: EntityManager, merchant: MerchantSnapshot,
-  input: CreateChargeInput, idempotencyKey?: string): Promise<CreateChargeResult> {
-  const merchantId = merchant.id;
-  const hash = idempotencyKey ? requestHash(input) : null;
-  // a replay answers with the creation's body (contract), whatever happened to the charge since
-  const replay = (c: ICharge) => ({
-    charge: chargeView({ ...c, status: 'PENDING', endToEndId: null, paidAt: null, canceledAt: null, refundedAt: null }, c.customer ?? null, { image: true, tracking: true }),
-    replayed: true,
-  });
-  if (idempotencyKey) {
-    const existing = await findByIdempotencyKey(em, merchantId, idempotencyKey, hash!);
-    if (existing) return replay(existing);
-  }
-  if (!merchant.acquirerAccountId) throw await missingPrerequisites(em, merchantId);
-  const fee = platformFee(input.amount, { bps: merchant.feeBps ?? deps.config.platformFeeBps, fixed: merchant.feeFixed ?? deps.config.platformFeeFixed });
-  const id = newId();
-  const txid = id.replace(/-/g, ''); // 32 alphanumerics: inside the API Pix 26..35 rule, unique
-  const { location } = await deps.acquirer.createCharge({
-    txid, amount: input.amount, expiresIn: input.expiresIn, accountId: merchant.acquirerAccountId, description: input.description,
-  });
-  const createdAt = new Date();
-  const charge: ChargeFields = {
-    id, txid, amount: input.amount, fee, description: input.description, status: 'PENDING', expiresIn: input.expiresIn, createdAt,
-    expiresAt: new Date(createdAt.getTime() + input.expiresIn * 1000), tracking: input.tracking ?? null,
-    qrCode: buildDynamicPix({ location, amountCents: input.amount, merchantName: merchant.name, merchantCity: merchant.city }),
-  };
-  try {
-    const inserted = await insertCharge(em, { ...charge, merchantId, location, idempotencyKey: idempotencyKey ?? null, requestHash: hash }, input.customer);
-    if (!inserted) throw await missingPrerequisites(em, merchantId);
-    return { charge: chargeView(charge, inserted.customer, { image: true, tracking: true }), replayed: false };
-  } catch (err) {
-    // Lost a race with a concurrent request carrying the same key: answer with the winner's charge.
-    if (idempotencyKey && err instanceof UniqueConstraintViolationException) {
-      const existing = await findByIdempotencyKey(em.fork(), merchantId, idempotencyKey, hash!);
-      if (existing) return replay(existing);
-    }
-    throw err;
-  }
+/**
+ * The charge's txid (API Pix: 26..35 alphanumerics). With an idempotency key it is derived from the merchant and the key,
+ * so a retry after the acquirer registered the charge but the response or our insert was lost registers the same cob
+ * again (the acquirer answers with the existing one) instead of leaving an orphan behind.
+ */
+function txidFor(id: string, merchantId: string, idempotencyKey: string | undefined): string {
+  if (!idempotencyKey) return id.replaceAll('-', '');
+  return createHash('sha256').update(`${merchantId}:${idempotencyKey}`).digest('hex').slice(0, 32);
 }
 
-export async function getCharge(em: EntityManager, merchantId: string, id: string) {
+/**
+ * POST /v1/charges: creation -> PENDING. One call to the acquirer (the cob and its BR Code) then one insert: a charge
+ * exists here only once the acquirer knows it; an acquirer that is down or refuses answers 503 or 502 and nothing is
+ * written (a retry with the same x-idempotency-key may then succeed).
+ */
+export async function createCharge(
+  deps: Pick<Deps, 'acquirer' | 'config' | 'boss'>,
+  em: EntityManager,
+  merchant: MerchantSnapshot,
+  input: CreateChargeInput,
+  idempotencyKey?: string,
+) {
+  const merchantId = merchant.id;
+  const expiresIn = input.expiresIn ?? DEFAULT_EXPIRES_IN;
+  const { result, replayed } = await createOnce(
+    idempotencyKey,
+    { ...input, expiresIn },
+    {
+      find: () => em.fork().findOne(Charge, { merchant: merchantId, idempotencyKey }, { populate: ['customer'] }),
+      replay: creationView,
+      async create(requestHash) {
+        if (!merchant.acquirerAccountId) throw await missingPrerequisites(em, merchantId);
+        const fee = platformFee(input.amount, {
+          bps: merchant.feeBps ?? deps.config.platformFeeBps,
+          fixed: merchant.feeFixed ?? deps.config.platformFeeFixed,
+        });
+        const id = newId();
+        const txid = txidFor(id, merchantId, idempotencyKey);
+        const { qrCode, location } = await deps.acquirer.createCharge({
+          txid,
+          amount: input.amount,
+          expiresIn,
+          description: input.description,
+          ...(input.customer ? { payer: { name: input.customer.name, document: input.customer.document } } : {}),
+          merchant: { name: merchant.name, city: merchant.city },
+        });
+        const createdAt = new Date();
+        const charge: sql.ChargeFields = {
+          id,
+          txid,
+          amount: input.amount,
+          fee,
+          description: input.description,
+          status: 'PENDING',
+          expiresIn,
+          createdAt,
+          expiresAt: new Date(createdAt.getTime() + expiresIn * 1000),
+          tracking: input.tracking ?? null,
+          qrCode,
+        };
+        const inserted = await insertCharge(
+          em,
+          { ...charge, merchantId, location, idempotencyKey: idempotencyKey ?? null, requestHash },
+          input.customer,
+        );
+        if (!inserted) {
+          // a prerequisite went away meanwhile: the charge the acquirer registered must not stay payable
+          await deps.boss.send(QUEUES.chargeCancel, { txid } satisfies CancelJob);
+          throw await missingPrerequisites(em, merchantId);
+        }
+        return sql.chargeView(charge, inserted.customer, { image: true, tracking: true });
+      },
+    },
+  );
+  return { charge: result, replayed };
+}
+
+async function findCharge(em: EntityManager, merchantId: string, id: string) {
   const charge = isUuid(id) ? await em.findOne(Charge, { id, merchant: merchantId }, { populate: ['customer'] }) : null;
   if (!charge) throw new NotFoundError('Cobrança não encontrada');
   return charge;
 }
 
-type ListRow = ChargeRow & { total: string };
+// GET /v1/charges/:id: one charge, with its image, tracking and latest refund.
+export async function getCharge(em: EntityManager, merchantId: string, id: string) {
+  const charge = await findCharge(em, merchantId, id);
+  const [refund] = await em.execute<sql.RefundRow[]>(sql.LATEST_REFUND, [charge.id]);
+  return {
+    ...sql.chargeView(charge, charge.customer ?? null, { image: true, tracking: true }),
+    refund: refund ? sql.refundView(refund) : null,
+  };
+}
 
-/**
- * Newest first, in one statement: the total from the trigger-kept counters (never a count over the merchant's rows),
- * the page's ids from the (merchant[, status], created_at, id) index, then just those rows and their customers.
- */
-export async function listCharges(em: EntityManager, merchantId: string, q: { page: number; limit: number; status?: ChargeStatus }) {
-  const offset = (q.page - 1) * q.limit;
-  const status = q.status ? ' and status = ?' : '';
-  const rows = await em.execute<ListRow[]>(
-    `select n.total, ch.id, ch.txid, ch.qr_code, ch.amount, ch.fee, ch.status, ch.description, ch.expires_in, ch.created_at,
-            ch.expires_at, ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at,
-            cu.id as customer_id, cu.name as customer_name, cu.document as customer_document
-       from (select coalesce(sum(count), 0) as total from charge_counts where merchant_id = ?${status}) n
-       left join lateral (select id from charges where merchant_id = ?${status} and n.total > ?
-                           order by created_at desc, id desc limit ? offset ?) p on true
-       left join charges ch on ch.id = p.id
-       left join customers cu on cu.id = ch.customer_id
-      order by ch.created_at desc, ch.id desc`,
-    [merchantId, ...(q.status ? [q.status] : []), merchantId, ...(q.status ? [q.status] : []), offset, q.limit, offset],
+// GET /v1/charges: newest first, optionally of one status (total from the append-only counters).
+export async function listCharges(
+  em: EntityManager,
+  merchantId: string,
+  q: { page: number; limit: number; status?: ChargeStatus },
+) {
+  const { total, rows } = await countedPage<sql.ChargeRow>(
+    em,
+    sql.CHARGE_PAGE,
+    { merchant_id: merchantId, status: q.status },
+    q.page,
+    q.limit,
   );
-  const charges = rows[0].id ? rows.map((r) => chargeRowView(r)) : []; // an empty page is one row with only the total
-  return { page: q.page, limit: q.limit, total: Number(rows[0].total), charges };
+  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => sql.chargeRowView(r)) };
+}
+
+// Every payment notification, from a real acquirer or the sandbox, enters here and is settled by the worker.
+export async function acceptPayments(
+  { boss }: Pick<Deps, 'boss'>,
+  notifications: PaymentNotification[],
+): Promise<void> {
+  for (const n of notifications) await boss.send(QUEUES.acquirerNotification, n, { singletonKey: n.endToEndId });
+}
+
+// Sandbox: the payer pays a PENDING charge; the same notification a real acquirer sends, through the same queue.
+export async function simulatePayment(deps: Pick<Deps, 'boss'>, em: EntityManager, merchantId: string, id: string) {
+  const charge = await findCharge(em, merchantId, id);
+  if (charge.status !== 'PENDING') throw new BusinessRuleError('Cobrança não está pendente');
+  const endToEndId = sandboxEndToEndId();
+  await acceptPayments(deps, [
+    { txid: charge.txid, endToEndId, amount: charge.amount, paidAt: new Date().toISOString() },
+  ]);
+  return { endToEndId };
+}
+
+// GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (sandbox), shaped
+// like the API Pix cob.
+export async function chargeLocation(em: EntityManager, txid: string) {
+  const [c] = await em.execute<sql.LocationRow[]>(sql.LOCATION, [txid]);
+  if (!c) throw new NotFoundError('Cobrança não encontrada');
+  return {
+    txid: c.txid,
+    revisao: 0,
+    status:
+      c.status === 'PENDING'
+        ? 'ATIVA'
+        : c.status === 'PAID' || c.status === 'REFUNDED'
+          ? 'CONCLUIDA'
+          : 'REMOVIDA_PELO_PSP',
+    calendario: {
+      criacao: new Date(c.created_at).toISOString(),
+      apresentacao: new Date().toISOString(),
+      expiracao: c.expires_in,
+    },
+    valor: { original: (c.amount / 100).toFixed(2) },
+    chave: c.pix_key,
+    solicitacaoPagador: c.description,
+    recebedor: { nome: c.merchant_name },
+  };
 }

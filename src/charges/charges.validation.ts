@@ -1,35 +1,69 @@
 import { body } from 'express-validator';
 import { idempotencyKeyRule, listQueryRules, singleQuery } from '../platform/validation.ts';
-import { isValidDocument, normalizeDocument } from '../merchants/documents.ts';
+import { isValidDocument, normalizeDocument } from '../pix/documents.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';
 
 export const TRACKING_FIELDS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'src', 'sck'];
 const MAX_INT = 2_147_483_647;
 const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 // JSON integers only: "100" (a string) or 1.5 are refused rather than coerced.
-const integer = (min: number, max: number) => (v: unknown) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+const integer = (min: number, max: number) => (v: unknown) =>
+  Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
 
 export const createChargeRules = [
   idempotencyKeyRule,
   body('amount').custom(integer(1, MAX_INT)).withMessage('amount deve ser um inteiro em centavos, mínimo 1'),
-  body('description').isString().withMessage('description é obrigatório').bail().trim()
-    .isLength({ min: 1, max: 255 }).withMessage('description deve ter de 1 a 255 caracteres'),
-  body('expiresIn').optional({ values: 'null' }).custom(integer(60, 604800)).withMessage('expiresIn deve ser um inteiro entre 60 e 604800 segundos'),
+  body('description')
+    .isString()
+    .withMessage('description é obrigatório')
+    .bail()
+    .trim()
+    .isLength({ min: 1, max: 255 })
+    .withMessage('description deve ter de 1 a 255 caracteres'),
+  body('expiresIn')
+    .optional({ values: 'null' })
+    .custom(integer(60, 604800))
+    .withMessage('expiresIn deve ser um inteiro entre 60 e 604800 segundos'),
   body('customer').optional({ values: 'null' }).custom(isPlainObject).withMessage('customer deve ser um objeto'),
-  body('customer.name').if(body('customer').custom(isPlainObject)).isString().withMessage('customer.name é obrigatório').bail().trim()
-    .isLength({ min: 1, max: 100 }).withMessage('customer.name deve ter de 1 a 100 caracteres'),
-  body('customer.document').if(body('customer').custom(isPlainObject)).custom(isValidDocument)
-    .withMessage('customer.document deve ser um CPF ou CNPJ válido').customSanitizer(normalizeDocument),
-  body('customer.email').optional({ values: 'null' }).isEmail().withMessage('customer.email inválido').isLength({ max: 254 }),
-  body('customer.phone').optional({ values: 'null' }).isString().bail().matches(/^\+?\d{10,14}$/).withMessage('customer.phone inválido'),
-  body('tracking').optional({ values: 'null' }).custom(isPlainObject).withMessage('tracking deve ser um objeto').bail()
+  body('customer.name')
+    .if(body('customer').custom(isPlainObject))
+    .isString()
+    .withMessage('customer.name é obrigatório')
+    .bail()
+    .trim()
+    .isLength({ min: 1, max: 100 })
+    .withMessage('customer.name deve ter de 1 a 100 caracteres'),
+  body('customer.document')
+    .if(body('customer').custom(isPlainObject))
+    .custom(isValidDocument)
+    .withMessage('customer.document deve ser um CPF ou CNPJ válido')
+    .customSanitizer(normalizeDocument),
+  body('customer.email')
+    .optional({ values: 'null' })
+    .isEmail()
+    .withMessage('customer.email inválido')
+    .isLength({ max: 254 }),
+  body('customer.phone')
+    .optional({ values: 'null' })
+    .isString()
+    .bail()
+    .matches(/^\+?\d{10,14}$/)
+    .withMessage('customer.phone inválido'),
+  body('tracking')
+    .optional({ values: 'null' })
+    .custom(isPlainObject)
+    .withMessage('tracking deve ser um objeto')
+    .bail()
     .custom((t: Record<string, unknown>) => Object.keys(t).every((k) => TRACKING_FIELDS.includes(k)))
-    .withMessage(`tracking aceita apenas: ${TRACKING_FIELDS.join(', ')}`).bail()
+    .withMessage(`tracking aceita apenas: ${TRACKING_FIELDS.join(', ')}`)
+    .bail()
     .custom((t: Record<string, unknown>) => Object.values(t).every((v) => typeof v === 'string' && v.length <= 255))
     .withMessage('cada campo de tracking deve ser texto de até 255 caracteres'),
 ];
 
 export const listChargesRules = [
   ...listQueryRules,
-  singleQuery('status').isIn(CHARGE_STATUSES).withMessage(`status deve ser um de: ${CHARGE_STATUSES.join(', ')}`),
+  singleQuery('status')
+    .isIn(CHARGE_STATUSES)
+    .withMessage(`status deve ser um de: ${CHARGE_STATUSES.join(', ')}`),
 ];

@@ -1,41 +1,104 @@
-import type { Deps } from '../deps.ts';
-import type { PaymentNotification } from '../acquirer/acquirer.ts';
-import { QUEUES } from '../platform/queue.ts';
-import { expireCharges, settlePayment, settlePayments } from './settlement.ts';
-import type { RefundJob } from './refunds.service.ts';
+import type { Job } from 'pg-boss';
+import type { Services } from '../platform/services.ts';
+import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
+import { QUEUES, WORK_POLLING, settleEach } from '../platform/queue.ts';
+import { expireCharges, type CancelJob } from './charges.states.ts';
+import { settlePayments } from './settlement.ts';
+import { reconcileRefunds, sendRefund, type RefundJob } from './returns.states.ts';
+import { acceptPayments } from './charges.service.ts';
+import * as sql from './charges.sql.ts';
+
+type Deps = Services & { acquirer: Acquirer };
 
 const SETTLE_BATCH = 50;
+const BATCH = 10;
+const EVERY_MINUTE = '* * * * *';
 
-// The worker's charge duties: settle notified payments, return refunds through the acquirer, expire old charges.
-export async function registerCharges({ orm, boss, logger, acquirer }: Deps): Promise<void> {
-  const log = logger.child({ module: 'charges' });
-  // Whatever is queued settles together, in one transaction (see settlePayments). Should a batch fail, its payments
-  // are settled one by one: the ones that fail are failed in pg-boss (retried with backoff, then dead-lettered) and the
-  // rest complete, so one bad notification never holds the others back. Settlement is idempotent: a retry never pays
-  // twice. (Per-job results are set by hand rather than with pg-boss's perJobResults, whose completion statement costs
-  // several times the plain one on every batch.)
-  await boss.work<PaymentNotification>(QUEUES.acquirerNotification, { batchSize: SETTLE_BATCH, burstWhenBatchFull: true }, async (jobs) => {
-    try {
-      await settlePayments(orm.em.fork(), boss, log, jobs.map((j) => j.data));
-    } catch (err) {
-      if (jobs.length === 1) throw err;
-      log.warn({ err, payments: jobs.length }, 'batch settlement failed, settling its payments one by one');
-      const results = await Promise.allSettled(jobs.map((j) => settlePayment(orm.em.fork(), boss, log, j.data)));
-      // failed as the attempts this worker holds (id + retryCount): a claim that lapsed to another worker is left alone
-      for (const [i, job] of jobs.entries()) {
-        const r = results[i];
-        if (r.status === 'rejected') await boss.fail(QUEUES.acquirerNotification, { id: job.id, retryCount: job.retryCount }, { message: String(r.reason) });
-      }
-    } // returning completes the jobs still active: all of them, or all but the failed ones
-  });
-  await boss.work<RefundJob>(QUEUES.chargeRefund, async ([job]) => {
-    // idempotent at the acquirer by refundId, so a retried job never returns the money twice
-    const result = await acquirer.refund({ endToEndId: job.data.endToEndId, refundId: job.data.chargeId, amount: job.data.amount });
-    log.info({ chargeId: job.data.chargeId, result: result.status }, 'refund sent to the acquirer');
-  });
-  await boss.work(QUEUES.chargesExpire, async () => {
-    const expired = await expireCharges(orm.em.fork());
+// The worker's charge duties: settle notified payments, send devoluções, expire charges, reconcile with the acquirer.
+export async function registerCharges(deps: Deps): Promise<void> {
+  const { boss, config, acquirer } = deps;
+  const log = deps.logger.child({ module: 'charges' });
+  const ctx = { ...deps, logger: log };
+  await boss.work<PaymentNotification>(
+    QUEUES.acquirerNotification,
+    { ...WORK_POLLING, batchSize: SETTLE_BATCH, burstWhenBatchFull: true },
+    (jobs) => settleBatch(ctx, jobs),
+  );
+  // Batches + burst: devoluções queued while the worker was down drain at once, each job settled on its own.
+  await boss.work<RefundJob>(
+    QUEUES.refundSend,
+    { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
+    (jobs) => settleEach(jobs, (data) => sendRefund(ctx, data.refundId)),
+  );
+  await boss.work<CancelJob>(
+    QUEUES.chargeCancel,
+    { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
+    (jobs) => settleEach(jobs, (data) => acquirer.cancelCharge(data.txid)),
+  );
+  await boss.work(QUEUES.chargesExpire, WORK_POLLING, async () => {
+    const expired = await expireCharges(ctx, deps.orm.em.fork());
     if (expired) log.info({ expired }, 'charges expired');
   });
-  await boss.schedule(QUEUES.chargesExpire, '* * * * *');
+  await boss.schedule(QUEUES.chargesExpire, EVERY_MINUTE);
+  await boss.work(QUEUES.refundReconcile, WORK_POLLING, async () => {
+    const summary = await reconcileRefunds(ctx, { olderThanSeconds: config.refundReconcileAfterSeconds });
+    if (summary.checked) log.info(summary, 'refunds reconciled');
+  });
+  await boss.schedule(QUEUES.refundReconcile, EVERY_MINUTE);
+  if (config.apipix) {
+    const windowMs = config.apipix.reconcileWindowSeconds * 1000;
+    await boss.work(QUEUES.paymentsReconcile, WORK_POLLING, async () => {
+      const found = await reconcilePayments(ctx, new Date(Date.now() - windowMs), new Date());
+      if (found) log.warn({ found }, 'payments never notified by the acquirer: settling them');
+    });
+    await boss.schedule(QUEUES.paymentsReconcile, EVERY_MINUTE);
+  }
+}
+
+/**
+ * A batch of notified payments: each is confirmed with the acquirer (nothing in a notification is trusted), then
+ * whatever is confirmed settles together in one transaction. A payment the acquirer does not confirm changes nothing;
+ * one it could not be asked about is retried. Should the batch fail, its payments settle one by one, so one bad
+ * notification never holds the others back; settlement is idempotent, a retry never pays twice.
+ */
+async function settleBatch(deps: Deps, jobs: Job<PaymentNotification>[]): Promise<void> {
+  const { boss, logger: log } = deps;
+  // failed as the attempts this worker holds (id + retryCount): a claim that lapsed to another worker is left alone
+  const fail = (job: Job<PaymentNotification>, reason: unknown) =>
+    boss.fail(QUEUES.acquirerNotification, { id: job.id, retryCount: job.retryCount }, { message: String(reason) });
+  const asked = await Promise.allSettled(jobs.map((j) => deps.acquirer.confirmPayment(j.data)));
+  const confirmed: { job: Job<PaymentNotification>; payment: PaymentNotification }[] = [];
+  for (const [i, job] of jobs.entries()) {
+    const r = asked[i];
+    if (r.status === 'rejected') await fail(job, r.reason);
+    else if (r.value) confirmed.push({ job, payment: r.value });
+    else log.warn({ endToEndId: job.data.endToEndId }, 'payment not confirmed by the acquirer: ignored');
+  }
+  if (confirmed.length === 0) return;
+  try {
+    await settlePayments(
+      deps,
+      deps.orm.em.fork(),
+      confirmed.map((c) => c.payment),
+    );
+  } catch (err) {
+    if (confirmed.length === 1) throw err;
+    log.warn({ err, payments: confirmed.length }, 'batch settlement failed, settling its payments one by one');
+    for (const c of confirmed) {
+      await settlePayments(deps, deps.orm.em.fork(), [c.payment]).catch((e: unknown) => fail(c.job, e));
+    }
+  } // returning completes the jobs still active: all of them, or all but the failed ones
+}
+
+// Payments the acquirer received in [from, to) that this service never heard of are settled as if just notified.
+async function reconcilePayments(deps: Deps, from: Date, to: Date): Promise<number> {
+  const seen: PaymentNotification[] = [];
+  for await (const p of deps.acquirer.paymentsBetween(from, to)) seen.push(p);
+  if (seen.length === 0) return 0;
+  const ids = `{${seen.map((p) => p.endToEndId).join(',')}}`;
+  const known = await deps.orm.em.fork().execute<{ end_to_end_id: string }[]>(sql.KNOWN_PAYMENTS, [ids, ids]);
+  const knownIds = new Set(known.map((k) => k.end_to_end_id));
+  const missing = seen.filter((p) => !knownIds.has(p.endToEndId));
+  await acceptPayments(deps, missing);
+  return missing.length;
 }

@@ -1,4 +1,4 @@
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 
@@ -38,5 +38,3 @@ export const LedgerEntry = defineEntity({
     amount: p.bigint('number'),
   },
 });
-
-export type ILedgerAccount = InferEntity<typeof LedgerAccount>;

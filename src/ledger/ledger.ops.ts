@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { OpsFailure, type Command } from '../ops/command.ts';
+import { OpsFailure, type Command } from '../platform/ops.ts';
+import * as sql from './ledger.sql.ts';
 
 const SHOWN = 100; // problems listed per kind; `problemCount` has the full number
 
@@ -15,41 +16,63 @@ export type LedgerProblem =
  * account is negative; all balances together sum to zero.
  */
 export async function verifyLedger(em: EntityManager) {
-  return em.transactional(async (tx) => {
-    const count = async (table: string) => Number((await tx.execute<{ n: string }[]>(`select count(*) as n from ${table}`))[0].n);
-    const [transactions, accounts, entries] = [await count('ledger_transactions'), await count('ledger_accounts'), await count('ledger_entries')];
-    const unbalanced = await tx.execute<{ id: string; kind: string; reference_id: string; sum: string; total: string }[]>(
-      `select t.id, t.kind, t.reference_id, s.sum, count(*) over () as total
-         from (select transaction_id, sum(amount) as sum from ledger_entries group by transaction_id having sum(amount) <> 0) s
-         join ledger_transactions t on t.id = s.transaction_id order by t.created_at limit ${SHOWN}`);
-    const drifted = await tx.execute<{ code: string; balance: string; sum: string; total: string }[]>(
-      `select a.code, a.balance, coalesce(s.sum, 0) as sum, count(*) over () as total
-         from ledger_accounts a left join (select account_id, sum(amount) as sum from ledger_entries group by account_id) s on s.account_id = a.id
-        where a.balance <> coalesce(s.sum, 0) order by a.code limit ${SHOWN}`);
-    const negative = await tx.execute<{ code: string; balance: string; total: string }[]>(
-      `select code, balance, count(*) over () as total from ledger_accounts
-        where (merchant_id is not null or code like 'merchant:%') and balance < 0 order by code limit ${SHOWN}`);
-    const [{ sum: booksSum }] = await tx.execute<{ sum: string }[]>('select coalesce(sum(balance), 0) as sum from ledger_accounts');
+  return em.transactional(
+    async (tx) => {
+      const count = async (table: Parameters<typeof sql.COUNT>[0]) =>
+        Number((await tx.execute<{ n: string }[]>(sql.COUNT(table)))[0].n);
+      const [transactions, accounts, entries] = [
+        await count('ledger_transactions'),
+        await count('ledger_accounts'),
+        await count('ledger_entries'),
+      ];
+      const unbalanced = await tx.execute<
+        { id: string; kind: string; reference_id: string; sum: string; total: string }[]
+      >(sql.UNBALANCED(SHOWN));
+      const drifted = await tx.execute<{ code: string; balance: string; sum: string; total: string }[]>(
+        sql.DRIFTED(SHOWN),
+      );
+      const negative = await tx.execute<{ code: string; balance: string; total: string }[]>(sql.NEGATIVE(SHOWN));
+      const [{ sum: booksSum }] = await tx.execute<{ sum: string }[]>(sql.BOOKS_SUM);
 
-    const problems: LedgerProblem[] = [
-      ...unbalanced.map((r) => ({ type: 'unbalanced_transaction' as const, transactionId: r.id, kind: r.kind, referenceId: r.reference_id, sum: Number(r.sum) })),
-      ...drifted.map((r) => ({ type: 'balance_mismatch' as const, account: r.code, balance: Number(r.balance), entriesSum: Number(r.sum) })),
-      ...negative.map((r) => ({ type: 'negative_merchant_balance' as const, account: r.code, balance: Number(r.balance) })),
-      ...(Number(booksSum) !== 0 ? [{ type: 'books_not_zero' as const, sum: Number(booksSum) }] : []),
-    ];
-    const total = (rows: { total: string }[]) => Number(rows[0]?.total ?? 0);
-    const problemCount = total(unbalanced) + total(drifted) + total(negative) + (Number(booksSum) !== 0 ? 1 : 0);
-    return { ok: problemCount === 0, transactions, accounts, entries, problemCount, problems };
-  }, { isolationLevel: 'repeatable read', readOnly: true });
+      const problems: LedgerProblem[] = [
+        ...unbalanced.map((r) => ({
+          type: 'unbalanced_transaction' as const,
+          transactionId: r.id,
+          kind: r.kind,
+          referenceId: r.reference_id,
+          sum: Number(r.sum),
+        })),
+        ...drifted.map((r) => ({
+          type: 'balance_mismatch' as const,
+          account: r.code,
+          balance: Number(r.balance),
+          entriesSum: Number(r.sum),
+        })),
+        ...negative.map((r) => ({
+          type: 'negative_merchant_balance' as const,
+          account: r.code,
+          balance: Number(r.balance),
+        })),
+        ...(Number(booksSum) !== 0 ? [{ type: 'books_not_zero' as const, sum: Number(booksSum) }] : []),
+      ];
+      const total = (rows: { total: string }[]) => Number(rows[0]?.total ?? 0);
+      const problemCount = total(unbalanced) + total(drifted) + total(negative) + (Number(booksSum) !== 0 ? 1 : 0);
+      return { ok: problemCount === 0, transactions, accounts, entries, problemCount, problems };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
 }
 
-export const ledgerCommands: Command[] = [{
-  name: 'ledger:verify',
-  summary: 'check the ledger: transactions sum to zero, balances equal their entries, no merchant below zero (exit 1 on a problem)',
-  flags: {},
-  async run({ em }) {
-    const report = await verifyLedger(em);
-    if (!report.ok) throw new OpsFailure(`${report.problemCount} ledger problem(s) found`, report);
-    return report;
+export const ledgerCommands: Command[] = [
+  {
+    name: 'ledger:verify',
+    summary:
+      'check the ledger: transactions sum to zero, balances equal their entries, no merchant below zero (exit 1 on a problem)',
+    flags: {},
+    async run({ em }) {
+      const report = await verifyLedger(em);
+      if (!report.ok) throw new OpsFailure(`${report.problemCount} ledger problem(s) found`, report);
+      return report;
+    },
   },
-}];
+];

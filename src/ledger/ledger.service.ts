@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
 import { pgArray } from '../platform/sql.ts';
+import * as sql from './ledger.sql.ts';
 
 // Account codes: one "available" and one "blocked" account per merchant, plus the platform's own accounts.
 export const accounts = {
@@ -9,6 +10,8 @@ export const accounts = {
   blocked: (merchantId: string) => `merchant:${merchantId}:blocked`,
   platformFees: 'platform:fees',
   acquirerSettlement: 'acquirer:settlement', // what the acquirer settled to us (in) or sent out for us (out)
+  refundsInProgress: 'suspense:refunds', // merchants' refunds the acquirer has not confirmed yet
+  unmatchedPayments: 'suspense:unmatched', // payments that paid no charge, until returned to their payers
 } as const;
 
 export type Posting = { account: string; amount: number; merchantId?: string };
@@ -24,17 +27,19 @@ const accountIds = new Map<string, string>();
 
 async function accountIdsFor(em: EntityManager, postings: Posting[]): Promise<Map<string, string>> {
   // in code order, like every lock here: two postings creating the same accounts never wait on each other crosswise
-  const missing = [...new Map(postings.filter((p) => !accountIds.has(p.account)).map((p) => [p.account, p])).values()]
-    .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
+  const missing = [
+    ...new Map(postings.filter((p) => !accountIds.has(p.account)).map((p) => [p.account, p])).values(),
+  ].sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
   if (missing.length) {
     // creating an account takes no lock on an existing one (do nothing on conflict)
-    const created = await em.execute<{ code: string }[]>(
-      `insert into ledger_accounts (id, created_at, updated_at, code, merchant_id, balance)
-       select id, now(), now(), code, merchant_id, 0 from unnest(?::uuid[], ?::text[], ?::uuid[]) as a(id, code, merchant_id)
-       on conflict (code) do nothing returning code`,
-      [pgArray(missing.map(() => newId())), pgArray(missing.map((p) => p.account)), pgArray(missing.map((p) => p.merchantId ?? null))],
-    );
-    const rows = await em.execute<{ id: string; code: string }[]>('select id, code from ledger_accounts where code = any(?::text[])', [pgArray(missing.map((p) => p.account))]);
+    const created = await em.execute<{ code: string }[]>(sql.CREATE_ACCOUNTS, [
+      pgArray(missing.map(() => newId())),
+      pgArray(missing.map((p) => p.account)),
+      pgArray(missing.map((p) => p.merchantId ?? null)),
+    ]);
+    const rows = await em.execute<{ id: string; code: string }[]>(sql.ACCOUNT_IDS, [
+      pgArray(missing.map((p) => p.account)),
+    ]);
     const ours = new Set(created.map((r) => r.code));
     // an account this transaction created is not cached: a rollback would leave the cache pointing at nothing
     const found = new Map(rows.map((r) => [r.code, r.id]));
@@ -51,7 +56,12 @@ export type LedgerTransaction = { kind: string; referenceId: string; postings: P
  * when (kind, referenceId) was already posted: the unique key makes every posting idempotent.
  * A merchant account may never go below zero: the guarded UPDATE refuses, and InsufficientFundsError is thrown.
  */
-export async function post(em: EntityManager, kind: string, referenceId: string, postings: Posting[]): Promise<boolean> {
+export async function post(
+  em: EntityManager,
+  kind: string,
+  referenceId: string,
+  postings: Posting[],
+): Promise<boolean> {
   return (await postMany(em, [{ kind, referenceId, postings }])).length === 1;
 }
 
@@ -70,48 +80,48 @@ export async function post(em: EntityManager, kind: string, referenceId: string,
  */
 export async function postMany(em: EntityManager, txs: LedgerTransaction[]): Promise<string[]> {
   for (const { kind, referenceId, postings } of txs) {
-    if (postings.reduce((s, p) => s + p.amount, 0) !== 0) throw new Error(`unbalanced ledger transaction ${kind} ${referenceId}`);
-    if (new Set(postings.map((p) => p.account)).size !== postings.length) throw new Error(`an account appears twice in ${kind} ${referenceId}`);
+    if (postings.reduce((s, p) => s + p.amount, 0) !== 0)
+      throw new Error(`unbalanced ledger transaction ${kind} ${referenceId}`);
+    if (new Set(postings.map((p) => p.account)).size !== postings.length)
+      throw new Error(`an account appears twice in ${kind} ${referenceId}`);
   }
   if (txs.length === 0) return [];
   const ids = txs.map(() => newId());
-  const accountIds = await accountIdsFor(em, txs.flatMap((t) => t.postings));
-  const entries = txs.flatMap((t, i) => t.postings.filter((p) => p.amount !== 0).map((p) => ({ tx: ids[i], account: accountIds.get(p.account)!, amount: p.amount })));
-  const [result] = await em.execute<{ posted: string[] | null; moves: number; moved: number }[]>(
-    `with t as (
-       insert into ledger_transactions (id, created_at, updated_at, kind, reference_id)
-       select id, now(), now(), kind, reference_id from unnest(?::uuid[], ?::text[], ?::uuid[]) as t(id, kind, reference_id)
-       on conflict (kind, reference_id) do nothing
-       returning id, reference_id),
-     e as (
-       insert into ledger_entries (id, created_at, updated_at, transaction_id, account_id, amount)
-       select e.id, now(), now(), e.transaction_id, e.account_id, e.amount
-         from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::bigint[]) as e(id, transaction_id, account_id, amount)
-         join t on t.id = e.transaction_id
-       returning account_id, amount),
-     net as (select account_id, sum(amount) as amount from e group by account_id having sum(amount) <> 0),
-     locked as materialized (
-       select a.id, a.merchant_id, a.balance from ledger_accounts a join net on net.account_id = a.id
-        order by a.code for no key update of a),
-     moved as (
-       update ledger_accounts a set balance = locked.balance + net.amount, updated_at = now()
-         from net join locked on locked.id = net.account_id
-        where a.id = net.account_id and (locked.merchant_id is null or locked.balance + net.amount >= 0)
-       returning a.id)
-     select (select array_agg(reference_id::text) from t) as posted,
-            (select count(*) from net)::int as moves, (select count(*) from moved)::int as moved`,
-    [pgArray(ids), pgArray(txs.map((t) => t.kind)), pgArray(txs.map((t) => t.referenceId)),
-      pgArray(entries.map(() => newId())), pgArray(entries.map((e) => e.tx)), pgArray(entries.map((e) => e.account)), pgArray(entries.map((e) => e.amount))],
+  const accountIds = await accountIdsFor(
+    em,
+    txs.flatMap((t) => t.postings),
   );
+  const entries = txs.flatMap((t, i) =>
+    t.postings
+      .filter((p) => p.amount !== 0)
+      .map((p) => ({ tx: ids[i], account: accountIds.get(p.account)!, amount: p.amount })),
+  );
+  const [result] = await em.execute<{ posted: string[] | null; moves: number; moved: number }[]>(sql.POST, [
+    pgArray(ids),
+    pgArray(txs.map((t) => t.kind)),
+    pgArray(txs.map((t) => t.referenceId)),
+    pgArray(entries.map(() => newId())),
+    pgArray(entries.map((e) => e.tx)),
+    pgArray(entries.map((e) => e.account)),
+    pgArray(entries.map((e) => e.amount)),
+  ]);
   if (result.moved !== result.moves) throw new InsufficientFundsError();
   return result.posted ?? [];
 }
 
-export async function merchantBalance(em: EntityManager, merchantId: string): Promise<{ available: number; blocked: number }> {
-  const rows = await em.execute<{ code: string; balance: string }[]>(
-    'select code, balance from ledger_accounts where code in (?, ?)',
-    [accounts.available(merchantId), accounts.blocked(merchantId)],
-  );
+export async function merchantBalance(
+  em: EntityManager,
+  merchantId: string,
+): Promise<{ available: number; blocked: number }> {
+  const rows = await em.execute<{ code: string; balance: string }[]>(sql.BALANCES, [
+    accounts.available(merchantId),
+    accounts.blocked(merchantId),
+  ]);
   const of = (code: string) => Number(rows.find((r) => r.code === code)?.balance ?? 0);
   return { available: of(accounts.available(merchantId)), blocked: of(accounts.blocked(merchantId)) };
+}
+
+// GET /v1/merchants/me/balance: available can be withdrawn; blocked is held (e.g. by an open infraction).
+export async function getBalance(em: EntityManager, merchantId: string) {
+  return { ...(await merchantBalance(em, merchantId)), currency: 'BRL' as const };
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { OpsError, type Command } from '../ops/command.ts';
+import { OpsError, type Command } from '../platform/ops.ts';
 import { User } from '../auth/user.entity.ts';
 import { Merchant, type IMerchant } from './merchant.entity.ts';
 import { merchantView } from './merchants.service.ts';
@@ -16,8 +16,12 @@ async function merchantByEmail(em: EntityManager, address: string): Promise<IMer
 }
 
 // Loads the merchant, applies the change, saves, and prints the merchant as the API shows it.
-function merchantCommand(name: string, summary: string, change: (m: IMerchant, flags: Record<string, string | boolean | undefined>) => void,
-  extraFlags: Command['flags'] = {}): Command {
+function merchantCommand(
+  name: string,
+  summary: string,
+  change: (m: IMerchant, flags: Record<string, string | boolean | undefined>) => void,
+  extraFlags: Command['flags'] = {},
+): Command {
   return {
     name,
     summary,
@@ -26,33 +30,60 @@ function merchantCommand(name: string, summary: string, change: (m: IMerchant, f
       const merchant = await merchantByEmail(em, String(flags.email));
       change(merchant, flags);
       await em.flush();
-      return { merchant: { email: String(flags.email).toLowerCase(), ...merchantView(merchant, { bps: config.platformFeeBps, fixed: config.platformFeeFixed }), acquirerAccountId: merchant.acquirerAccountId ?? null } };
+      return {
+        merchant: {
+          email: String(flags.email).toLowerCase(),
+          ...merchantView(merchant, { bps: config.platformFeeBps, fixed: config.platformFeeFixed }),
+          acquirerAccountId: merchant.acquirerAccountId ?? null,
+        },
+      };
     },
   };
 }
 
 function nonNegativeInt(value: unknown, flag: string, max: number): number {
   const n = Number(value);
-  if (typeof value !== 'string' || !/^\d+$/.test(value) || n > max) throw new OpsError(`--${flag} must be an integer from 0 to ${max}`);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || n > max)
+    throw new OpsError(`--${flag} must be an integer from 0 to ${max}`);
   return n;
 }
 
 export const merchantCommands: Command[] = [
-  merchantCommand('kyc:approve', 'approve the merchant\'s KYC', (m) => { m.kycStatus = 'APPROVED'; }),
-  merchantCommand('kyc:reject', 'reject the merchant\'s KYC', (m) => { m.kycStatus = 'REJECTED'; }),
-  merchantCommand('acquirer:configure', 'set the acquirer receiving account (KYC must be approved)', (m, flags) => {
-    if (m.kycStatus !== 'APPROVED') throw new OpsError('KYC must be approved before configuring the acquirer account');
-    const account = flags.account === undefined ? `sandbox-${randomBytes(6).toString('hex')}` : String(flags.account).trim();
-    if (!/^[\w.:-]{1,100}$/.test(account)) throw new OpsError('--account must be 1-100 characters [A-Za-z0-9_.:-]');
-    m.acquirerAccountId = account;
-  }, { account: { type: 'string', description: 'acquirer account id (default: a generated sandbox id)' } }),
-  merchantCommand('merchant:block', 'block the merchant: every authenticated call answers 403', (m) => { m.status = 'BLOCKED'; }),
-  merchantCommand('merchant:unblock', 'unblock the merchant', (m) => { m.status = 'ACTIVE'; }),
-  merchantCommand('merchant:fee', 'set the platform fee: fixed + round_half_up(amount * bps / 10000)', (m, flags) => {
-    m.feeBps = nonNegativeInt(flags.bps, 'bps', 10000);
-    m.feeFixed = nonNegativeInt(flags.fixed, 'fixed', 1_000_000_00);
-  }, {
-    bps: { type: 'string', required: true, description: 'basis points of the amount (0-10000)' },
-    fixed: { type: 'string', required: true, description: 'fixed part in centavos' },
+  merchantCommand('kyc:approve', "approve the merchant's KYC", (m) => {
+    m.kycStatus = 'APPROVED';
   }),
+  merchantCommand('kyc:reject', "reject the merchant's KYC", (m) => {
+    m.kycStatus = 'REJECTED';
+  }),
+  merchantCommand(
+    'acquirer:configure',
+    'set the acquirer receiving account (KYC must be approved)',
+    (m, flags) => {
+      if (m.kycStatus !== 'APPROVED')
+        throw new OpsError('KYC must be approved before configuring the acquirer account');
+      const account =
+        flags.account === undefined ? `sandbox-${randomBytes(6).toString('hex')}` : String(flags.account).trim();
+      if (!/^[\w.:-]{1,100}$/.test(account)) throw new OpsError('--account must be 1-100 characters [A-Za-z0-9_.:-]');
+      m.acquirerAccountId = account;
+    },
+    { account: { type: 'string', description: 'acquirer account id (default: a generated sandbox id)' } },
+  ),
+  merchantCommand('merchant:block', 'block the merchant: every authenticated call answers 403', (m) => {
+    m.status = 'BLOCKED';
+  }),
+  merchantCommand('merchant:unblock', 'unblock the merchant', (m) => {
+    m.status = 'ACTIVE';
+  }),
+  merchantCommand(
+    'merchant:fee',
+    'set the platform fee: fixed + round_half_up(amount * bps / 10000)',
+    (m, flags) => {
+      m.feeBps = nonNegativeInt(flags.bps, 'bps', 10000);
+      m.feeFixed = nonNegativeInt(flags.fixed, 'fixed', 1_000_000_00);
+    },
+    {
+      bps: { type: 'string', required: true, description: 'basis points of the amount (0-10000)' },
+      fixed: { type: 'string', required: true, description: 'fixed part in centavos' },
+    },
+  ),
 ];

@@ -31,3 +31,8 @@ export async function getMerchant(em: EntityManager, merchantId: string): Promis
   if (!m) throw new NotFoundError(AUTH_MESSAGES.merchantNotFound);
   return m;
 }
+
+// GET /v1/merchants/me: the merchant record with its effective fee.
+export async function getMerchantView(em: EntityManager, merchantId: string, defaults: FeeDefaults) {
+  return merchantView(await getMerchant(em, merchantId), defaults);
+}

@@ -1,9 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
-
-export const PIX_KEY_TYPES = ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'CHAVE_ALEATORIA'] as const;
-export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
+import { PIX_KEY_TYPES } from '../pix/keys.ts';
 
 export const PixKey = defineEntity({
   name: 'PixKey',

@@ -1,18 +1,31 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PgBoss } from 'pg-boss';
+import type { Services } from '../platform/services.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid } from '../platform/base.entity.ts';
-import { recordEvent } from '../events/events.service.ts';
-import { PixKey, type IPixKey, type PixKeyType } from './pix-key.entity.ts';
+import { recordEvent } from '../webhooks/events.ts';
+import { PixKey, type IPixKey } from './pix-key.entity.ts';
+import { type PixKeyType } from '../pix/keys.ts';
 
-export const pixKeyView = (k: IPixKey) => ({ id: k.id, type: k.type, key: k.key, status: k.status, createdAt: k.createdAt.toISOString() });
+export const pixKeyView = (k: IPixKey) => ({
+  id: k.id,
+  type: k.type,
+  key: k.key,
+  status: k.status,
+  createdAt: k.createdAt.toISOString(),
+});
 
-export async function createPixKey(em: EntityManager, boss: PgBoss, merchantId: string, type: PixKeyType, key: string) {
+export async function createPixKey(
+  { boss }: Pick<Services, 'boss'>,
+  em: EntityManager,
+  merchantId: string,
+  { type, key }: { type: PixKeyType; key: string },
+) {
   return em.transactional(async (tx) => {
     const existing = await tx.findOne(PixKey, { merchant: merchantId, type, key, status: 'ACTIVE' });
     if (existing) throw new ConflictError('Chave PIX já cadastrada');
     const pixKey = tx.create(PixKey, { merchant: merchantId, type, key });
-    await recordEvent(tx, boss, merchantId, 'pixkey.updated', pixKeyView(pixKey)); // data: the key as the API shows it (ACTIVE)
+    // data: the key as the API shows it (ACTIVE)
+    await recordEvent(tx, boss, merchantId, 'pixkey.updated', pixKeyView(pixKey));
     return pixKeyView(pixKey);
   });
 }
@@ -23,7 +36,12 @@ export async function listPixKeys(em: EntityManager, merchantId: string) {
 }
 
 // Deleting keeps the row (INACTIVE): charges created with it stay explainable.
-export async function deletePixKey(em: EntityManager, boss: PgBoss, merchantId: string, id: string) {
+export async function deletePixKey(
+  { boss }: Pick<Services, 'boss'>,
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+) {
   await em.transactional(async (tx) => {
     const pixKey = isUuid(id) ? await tx.findOne(PixKey, { id, merchant: merchantId }) : null;
     if (!pixKey) throw new NotFoundError('Chave PIX não encontrada');

@@ -6,9 +6,15 @@ export const BaseSchema = defineEntity({
   name: 'BaseEntity',
   abstract: true,
   properties: {
-    id: p.uuid().primary().onCreate(() => uuidv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => uuidv7()),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

@@ -37,16 +37,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (production) {
     if (!jwtSecret) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production');
     if (jwtSecret === DEV_JWT_SECRET || jwtSecret.length < 32) {
-      throw new ConfigError('JWT_SECRET is too weak: use at least 32 random characters (e.g. `openssl rand -base64 48`)');
+      throw new ConfigError(
+        'JWT_SECRET is too weak: use at least 32 random characters (e.g. `openssl rand -base64 48`)',
+      );
     }
     if (!env.DATABASE_URL) throw new ConfigError('DATABASE_URL is required when NODE_ENV=production');
   }
   const acquirerWebhookSecret = env.ACQUIRER_WEBHOOK_SECRET || (production ? '' : DEV_ACQUIRER_SECRET);
   if (production && acquirerWebhookSecret.length < 32) {
-    throw new ConfigError('ACQUIRER_WEBHOOK_SECRET is required when NODE_ENV=production (at least 32 random characters)');
+    throw new ConfigError(
+      'ACQUIRER_WEBHOOK_SECRET is required when NODE_ENV=production (at least 32 random characters)',
+    );
   }
   const acquirer = env.ACQUIRER || 'sandbox';
-  if (acquirer !== 'sandbox') throw new ConfigError(`ACQUIRER must be "sandbox" (the only adapter so far), got "${acquirer}"`);
+  if (acquirer !== 'sandbox' && acquirer !== 'apipix') {
+    throw new ConfigError(`ACQUIRER must be "sandbox" or "apipix", got "${acquirer}"`);
+  }
+  if (production && acquirer === 'sandbox') {
+    throw new ConfigError(
+      'ACQUIRER=sandbox is refused when NODE_ENV=production (the sandbox mints balances): set ACQUIRER=apipix',
+    );
+  }
   return {
     nodeEnv,
     production,
@@ -54,8 +65,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     databaseUrl: env.DATABASE_URL || '',
     jwtSecret,
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
-    acquirer,
+    acquirer: acquirer as 'sandbox' | 'apipix',
     acquirerWebhookSecret,
+    apipix: acquirer === 'apipix' ? apipixConfig(env) : null,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${int(env, 'PORT', 3000)}`).replace(/\/+$/, ''),
     rateLimitEnabled: bool(env, 'RATE_LIMIT_ENABLED', true),
     platformFeeBps: int(env, 'PLATFORM_FEE_BPS', 99),
@@ -67,5 +79,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1),
     // a withdrawal still PROCESSING this long after its last change is checked against the acquirer (crash recovery)
     withdrawalReconcileAfterSeconds: int(env, 'WITHDRAWAL_RECONCILE_AFTER_SECONDS', 30, 1),
+    // a refund (devolução) still in progress this long after its last change is asked about again
+    refundReconcileAfterSeconds: int(env, 'REFUND_RECONCILE_AFTER_SECONDS', 30, 1),
+  };
+}
+
+// ACQUIRER=apipix: the PSP's address, OAuth2 client, mTLS certificate (PEM files) and the platform's receiving key.
+function apipixConfig(env: NodeJS.ProcessEnv) {
+  const required = (name: string) => {
+    const value = env[name];
+    if (!value) throw new ConfigError(`${name} is required when ACQUIRER=apipix`);
+    return value;
+  };
+  const baseUrl = required('APIPIX_BASE_URL').replace(/\/+$/, '');
+  if (!/^https:\/\//.test(baseUrl)) throw new ConfigError('APIPIX_BASE_URL must be an https:// URL (mTLS)');
+  const webhookToken = required('APIPIX_WEBHOOK_TOKEN');
+  if (webhookToken.length < 32 || !/^[A-Za-z0-9_-]+$/.test(webhookToken)) {
+    throw new ConfigError(
+      'APIPIX_WEBHOOK_TOKEN must be at least 32 characters of [A-Za-z0-9_-] (e.g. `openssl rand -hex 32`)',
+    );
+  }
+  return {
+    baseUrl,
+    clientId: required('APIPIX_CLIENT_ID'),
+    clientSecret: required('APIPIX_CLIENT_SECRET'),
+    certFile: required('APIPIX_CERT_FILE'),
+    keyFile: required('APIPIX_KEY_FILE'),
+    caFile: env.APIPIX_CA_FILE || null,
+    pixKey: required('APIPIX_PIX_KEY'),
+    webhookToken,
+    timeoutMs: int(env, 'APIPIX_TIMEOUT_MS', 10_000, 1),
+    // how far back the reconciliation job lists received Pix (GET /v2/pix?inicio&fim)
+    reconcileWindowSeconds: int(env, 'APIPIX_RECONCILE_WINDOW_SECONDS', 3600, 60),
   };
 }

@@ -1,26 +1,26 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Deps } from '../deps.ts';
-import { QUEUES } from './queue.ts';
 
-// The append-only counters and the columns that key them (see ChargeCount and WithdrawalCount).
-const COUNTERS = [
-  { table: 'charge_counts', keys: 'merchant_id, status' },
-  { table: 'withdrawal_counts', keys: 'merchant_id' },
-] as const;
+/**
+ * Append-only counters: a listing's `total` is a sum over a few +n/-n rows kept by triggers in the writing transaction
+ * (no counter row is ever locked, so concurrent writers of one merchant never queue on it), folded back into one row
+ * per key every minute by the worker. `keys` are the counter's key columns, shared with the counted table.
+ */
+export type Counter = { table: string; keys: string };
 
 /**
  * Folds each key's +n/-n rows into one row, so a read sums a minute of changes at most. One statement per table:
  * the rows it deletes are re-inserted as their sum, so the total of every key is the same before and after, and a
  * concurrent fold waits on the rows this one deletes and then skips them. Rows inserted meanwhile are left for later.
  */
-export async function foldCounters(em: EntityManager): Promise<number> {
+export async function foldCounters(em: EntityManager, counters: readonly Counter[]): Promise<number> {
   let folded = 0;
-  for (const { table, keys } of COUNTERS) {
+  for (const { table, keys } of counters) {
     const rows = await em.execute<{ n: string }[]>(
       `with folded as (
          delete from ${table} where (${keys}) in (select ${keys} from ${table} group by ${keys} having count(*) > 1)
          returning ${keys}, count),
-       summed as (insert into ${table} (${keys}, count) select ${keys}, sum(count) from folded group by ${keys} returning 1)
+       summed as (insert into ${table} (${keys}, count) select ${keys}, sum(count) from folded group by ${keys}
+       returning 1)
        select (select count(*) from folded) as n`,
     );
     folded += Number(rows[0].n);
@@ -33,28 +33,57 @@ export async function foldCounters(em: EntityManager): Promise<number> {
  * transition table (a bulk load adds one row per key, not per row). For an entity's `triggers`, so MikroORM's schema
  * diff knows it; the migrations create it.
  */
-export function countTrigger(o: { table: string; counter: string; keys: string; name: string; fn: string }, event: 'insert' | 'delete') {
+export function countTrigger(
+  o: { table: string; counter: string; keys: string; name: string; fn: string },
+  event: 'insert' | 'delete',
+) {
   const [rows, sign, ref] = event === 'insert' ? ['inserted', '', 'new'] : ['deleted', '-', 'old'];
   return {
     name: o.name,
     timing: 'after' as const,
     events: [event],
     forEach: 'statement' as const,
-    expression: `create or replace function "${o.fn}"() returns trigger as $$ begin `
-      + `insert into "${o.counter}" (${o.keys}, "count") select ${o.keys}, ${sign}count(*) from ${rows} group by ${o.keys}; `
-      + `return null; end; $$ language plpgsql;\n`
-      + `create trigger "${o.name}" after ${event} on "${o.table}" referencing ${ref} table as ${rows} `
-      + `for each statement execute function "${o.fn}"();`,
+    expression:
+      `create or replace function "${o.fn}"() returns trigger as $$ begin ` +
+      `insert into "${o.counter}" (${o.keys}, "count") select ${o.keys}, ${sign}count(*) from ${rows} group by
+          ${o.keys}; ` +
+      `return null; end; $$ language plpgsql;\n` +
+      `create trigger "${o.name}" after ${event} on "${o.table}" referencing ${ref} table as ${rows} ` +
+      `for each statement execute function "${o.fn}"();`,
   };
 }
 
 export const FOLD_CRON = '* * * * *';
 
-// Worker: fold the counters every minute.
-export async function registerCounters({ orm, boss, logger }: Deps): Promise<void> {
-  await boss.work(QUEUES.countersFold, async () => {
-    const folded = await foldCounters(orm.em.fork());
-    if (folded) logger.debug({ folded }, 'counters folded');
-  });
-  await boss.schedule(QUEUES.countersFold, FOLD_CRON);
+// A listing over `table` (alias `alias`), newest first: `columns` of each row, after optional `joins`.
+export type PageSpec = { table: string; alias: string; counter: Counter; columns: string; joins?: string };
+
+/**
+ * One page, newest first, in one statement: the total from the counter (never a count over the rows), the page's ids
+ * from the (keys..., created_at desc, id desc) index alone (a deep OFFSET skips index entries, not table rows), then
+ * only those rows. The total gates the scan, so a page past the end reads nothing; counter and rows share a snapshot.
+ * `where` holds the key columns to filter on (undefined values are left out).
+ */
+export async function countedPage<R extends { id: string | null }>(
+  em: EntityManager,
+  spec: PageSpec,
+  where: Record<string, unknown>,
+  page: number,
+  limit: number,
+): Promise<{ total: number; rows: R[] }> {
+  const filters = Object.entries(where).filter(([, v]) => v !== undefined);
+  const cond = filters.map(([k]) => `${k} = ?`).join(' and ');
+  const values = filters.map(([, v]) => v);
+  const offset = (page - 1) * limit;
+  const { table, alias } = spec;
+  const rows = await em.execute<(R & { total: string })[]>(
+    `select n.total, ${spec.columns} from (select coalesce(sum(count), 0) as total from ${spec.counter.table} where
+        ${cond}) n
+       left join lateral (select id from ${table} where ${cond} and n.total > ? order by created_at desc, id desc limit
+       ? offset ?) p on true
+       left join ${table} ${alias} on ${alias}.id = p.id ${spec.joins ?? ''}
+      order by ${alias}.created_at desc, ${alias}.id desc`,
+    [...values, ...values, offset, limit, offset],
+  );
+  return { total: Number(rows[0].total), rows: rows[0].id ? rows : [] }; // an empty page is one row with only the total
 }

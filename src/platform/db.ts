@@ -1,11 +1,15 @@
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { fileURLToPath } from 'node:url';
-import { entities } from './entities.ts';
 
 const migrationsPath = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
-export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+// The ORM's configuration over the given entities (the list is the composition's: src/database.ts).
+export function ormConfig(
+  databaseUrl: string,
+  entities: Options['entities'],
+  overrides: Partial<Options> = {},
+): Options {
   return defineConfig({
     clientUrl: databaseUrl,
     entities,
@@ -15,15 +19,26 @@ export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {})
     timezone: 'Z',
     forceUtcTimezone: true,
     pool: { min: 0, max: 10 },
-    migrations: { path: migrationsPath, pathTs: migrationsPath, glob: '!(*.d).ts', emit: 'ts', silent: true, snapshot: false },
+    migrations: {
+      path: migrationsPath,
+      pathTs: migrationsPath,
+      glob: '!(*.d).ts',
+      emit: 'ts',
+      silent: true,
+      snapshot: false,
+    },
     allowGlobalContext: false,
     debug: false,
     ...overrides,
   });
 }
 
-export async function createOrm(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
-  return MikroORM.init(ormConfig(databaseUrl, overrides));
+export async function createOrm(
+  databaseUrl: string,
+  entities: Options['entities'],
+  overrides: Partial<Options> = {},
+): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(databaseUrl, entities, overrides));
 }
 
 export async function migrate(orm: MikroORM): Promise<string[]> {
@@ -32,4 +47,3 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
 }
 
 export { MikroORM };
-export type { EntityManager } from '@mikro-orm/postgresql';

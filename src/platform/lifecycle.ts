@@ -28,8 +28,12 @@ export function onShutdown(logger: Logger, shutdown: () => Promise<void>, graceM
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
-  // Started by `npm start`: if that supervisor dies, the IPC channel closes and we stop too.
-  if (process.send) process.on('disconnect', () => handler('SIGTERM'));
+  // Started by `npm start`: if that supervisor dies, the IPC channel closes and we stop too (also when it closed while
+  // we were starting, before anyone listened).
+  if (process.send) {
+    if (process.connected) process.on('disconnect', () => handler('SIGTERM'));
+    else handler('SIGTERM');
+  }
 }
 
 // Tells a supervising `npm start` that this process is up.

@@ -1,4 +1,4 @@
-import { PgBoss, fromKysely, type Job, type JobResult } from 'pg-boss';
+import { PgBoss, fromKysely, type Job, type JobResult, type QueueOptions, type WorkOptions } from 'pg-boss';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 
@@ -9,32 +9,92 @@ export const QUEUES = {
   withdrawalSend: 'withdrawal.send', // worker: send the transfer through the acquirer
   withdrawalReconcile: 'withdrawal.reconcile', // worker, scheduled: settle stuck PROCESSING withdrawals
   sandboxTransfer: 'sandbox.transfer', // sandbox acquirer: its asynchronous transfer outcome
-  chargeRefund: 'charge.refund', // worker: return a refunded payment to the payer through the acquirer
+  refundSend: 'refund.send', // worker: ask the acquirer for a devolução (a merchant's refund, an unmatched payment)
+  refundReconcile: 'refund.reconcile', // worker, scheduled: ask the acquirer about devoluções still in progress
+  chargeCancel: 'charge.cancel', // worker: remove an expired charge's cob at the acquirer
+  paymentsReconcile: 'payments.reconcile', // worker, scheduled: settle payments the acquirer received but never notified
   countersFold: 'counters.fold', // worker, scheduled: fold the listing counters' +1/-1 rows
-  webhookFanout: 'webhook.fanout', // daemon, legacy: fan-out jobs enqueued by releases before deliveries were written with the event
   webhookDeliver: 'webhook.deliver', // daemon: one attempt of one delivery (enqueued with the event, see recordEvent)
 } as const;
 
 // Jobs that exhaust their retries land here for an operator to inspect (and redrive).
 export const DEAD_LETTER = 'dead.letter';
 
+/**
+ * Crash recovery. A live worker refreshes the heartbeat of the jobs it holds every HEARTBEAT_SECONDS / 2; the jobs of a
+ * process that died (or lost its database) stop being refreshed, and the supervisor of any surviving or restarted
+ * worker or daemon fails them HEARTBEAT_SECONDS later, at its next pass (every SUPERVISE_SECONDS), so they are retried
+ * at once (retryDelay 1 s) and fetched at the next poll (RECOVERY_POLL_SECONDS: retries send no NOTIFY).
+ * Worst case from the crash to the job running again: 10 + 5 + 1 + 2 s. `expireInSeconds` only bounds a handler that is
+ * alive but stuck, so it is sized to the longest legitimate run of each queue's work.
+ */
+export const HEARTBEAT_SECONDS = 10;
+export const SUPERVISE_SECONDS = 5;
+export const RECOVERY_POLL_SECONDS = 2;
+
+const EXPIRE_IN_SECONDS: Record<string, number> = {
+  [QUEUES.acquirerNotification]: 60, // a batch of settlements: one transaction
+  [QUEUES.chargesExpire]: 300,
+  [QUEUES.withdrawalSend]: 300, // acquirer calls with their own timeouts and retries
+  [QUEUES.withdrawalReconcile]: 900, // pages through every stuck withdrawal, one acquirer call each
+  [QUEUES.sandboxTransfer]: 60,
+  [QUEUES.refundSend]: 300,
+  [QUEUES.refundReconcile]: 900,
+  [QUEUES.chargeCancel]: 300,
+  [QUEUES.paymentsReconcile]: 900,
+  [QUEUES.countersFold]: 300,
+  [QUEUES.webhookDeliver]: 300, // a batch of POSTs, each bounded by WEBHOOK_TIMEOUT_MS
+};
+
+export const queueOptions = (name: string): QueueOptions & { notify: boolean; deadLetter: string } => ({
+  notify: true,
+  retryLimit: 8,
+  retryDelay: 1,
+  retryBackoff: true,
+  retryDelayMax: 300,
+  deleteAfterSeconds: 7 * 24 * 3600,
+  deadLetter: DEAD_LETTER,
+  heartbeatSeconds: HEARTBEAT_SECONDS,
+  expireInSeconds: EXPIRE_IN_SECONDS[name],
+});
+
+// Polling of every worker: NOTIFY wakes it for new jobs; retries (and jobs of a process that died) send none.
+export const WORK_POLLING: WorkOptions = {
+  pollingIntervalSeconds: 1,
+  notifyPollingIntervalSeconds: RECOVERY_POLL_SECONDS,
+};
+
+type QueueRow = { name: string } & Partial<Record<keyof ReturnType<typeof queueOptions>, unknown>>;
+
+// Creates missing queues and brings existing ones to the current settings (queues created by an earlier release).
 export async function ensureQueues(boss: PgBoss): Promise<void> {
-  const existing = new Set((await boss.getQueues()).map((q) => q.name));
+  const existing = new Map(((await boss.getQueues()) as QueueRow[]).map((q) => [q.name, q]));
   if (!existing.has(DEAD_LETTER)) await boss.createQueue(DEAD_LETTER, { deleteAfterSeconds: 30 * 24 * 3600 });
   for (const name of Object.values(QUEUES)) {
-    if (existing.has(name)) continue;
-    await boss.createQueue(name, {
-      notify: true, retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 300, deleteAfterSeconds: 7 * 24 * 3600, deadLetter: DEAD_LETTER,
-    });
+    const wanted = queueOptions(name);
+    const row = existing.get(name);
+    if (!row) {
+      await boss.createQueue(name, wanted);
+      continue;
+    }
+    const { notify: _n, deadLetter: _d, ...settings } = wanted;
+    if (Object.entries(settings).some(([k, v]) => row[k as keyof QueueRow] !== v))
+      await boss.updateQueue(name, settings);
   }
 }
 
-export async function createBoss(databaseUrl: string, logger: Logger, opts: { supervise?: boolean; schedule?: boolean } = {}): Promise<PgBoss> {
+export async function createBoss(
+  databaseUrl: string,
+  logger: Logger,
+  opts: { supervise?: boolean; schedule?: boolean } = {},
+): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: 'pgboss',
     useListenNotify: true,
     supervise: opts.supervise ?? false,
+    superviseIntervalSeconds: SUPERVISE_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_SECONDS,
     schedule: opts.schedule ?? false,
     max: 5,
   });
@@ -45,10 +105,19 @@ export async function createBoss(databaseUrl: string, logger: Logger, opts: { su
   return boss;
 }
 
+// The caller's MikroORM transaction as a pg-boss `db`: jobs written through it commit or roll back with the rows.
+export const jobsIn = (em: EntityManager) => fromKysely(em.getKysely());
+
 // Enqueue inside the caller's MikroORM transaction: the job commits or rolls back with the business rows.
-export async function sendInTx(em: EntityManager, boss: PgBoss, queue: string, data: object, options: object = {}): Promise<string | null> {
+export async function sendInTx(
+  em: EntityManager,
+  boss: PgBoss,
+  queue: string,
+  data: object,
+  options: object = {},
+): Promise<string | null> {
   await em.flush();
-  return boss.send(queue, data, { ...options, db: fromKysely(em.getKysely()) });
+  return boss.send(queue, data, { ...options, db: jobsIn(em) });
 }
 
 // Runs a batch's jobs concurrently and settles each on its own, so one failure is retried without the others.
@@ -56,7 +125,9 @@ export async function settleEach<T>(jobs: Job<T>[], run: (data: T) => Promise<vo
   const outcomes = await Promise.allSettled(jobs.map((job) => run(job.data)));
   return jobs.map((job, i) => {
     const o = outcomes[i];
-    return o.status === 'fulfilled' ? { id: job.id, status: 'completed' } : { id: job.id, status: 'failed', output: { message: String(o.reason) } };
+    return o.status === 'fulfilled'
+      ? { id: job.id, status: 'completed' }
+      : { id: job.id, status: 'failed', output: { message: String(o.reason) } };
   });
 }
 

@@ -21,7 +21,8 @@ export function validate(chains: ValidationChain[]): RequestHandler[] {
 }
 
 // A repeated parameter (?page=1&page=2) arrives as an array: refused, not half-validated.
-export const singleQuery = (name: string) => query(name).optional().not().isArray().withMessage(`${name} deve aparecer uma única vez`).bail();
+export const singleQuery = (name: string) =>
+  query(name).optional().not().isArray().withMessage(`${name} deve aparecer uma única vez`).bail();
 
 // page >= 1 and limit 1..100 of every listing (spec 4.9, contract "Lists").
 export const listQueryRules = [
@@ -29,5 +30,7 @@ export const listQueryRules = [
   singleQuery('limit').isInt({ min: 1, max: 100 }).withMessage('limit deve ser um inteiro entre 1 e 100').toInt(),
 ];
 
-export const idempotencyKeyRule = header('x-idempotency-key').optional()
-  .isLength({ min: 1, max: 64 }).withMessage('x-idempotency-key deve ter de 1 a 64 caracteres');
+export const idempotencyKeyRule = header('x-idempotency-key')
+  .optional()
+  .isLength({ min: 1, max: 64 })
+  .withMessage('x-idempotency-key deve ter de 1 a 64 caracteres');

@@ -1,9 +1,9 @@
 import type { PgBoss } from 'pg-boss';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
-import { QUEUES } from '../platform/queue.ts';
-import { createDaemonDb } from './daemon-db.ts';
-import { fanOut, type DeliverJob } from './fanout.ts';
+import { QUEUES, RECOVERY_POLL_SECONDS } from '../platform/queue.ts';
+import { createPgPool } from '../platform/pg.ts';
+import type { DeliverJob } from './webhooks.sql.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
 
@@ -19,10 +19,14 @@ export type DaemonDeps = { config: Config; boss: PgBoss; logger: Logger };
  * commit; polling is only the backstop. Future-dated retries send no NOTIFY, hence the wake-up timers.
  */
 export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps): Promise<void> {
-  const db = createDaemonDb(config.databaseUrl, config.dbPoolMax, logger);
+  const db = createPgPool(config.databaseUrl, config.dbPoolMax, logger, 'webhooks');
   const loops = Math.min(MAX_LOOPS, config.webhookConcurrency);
   const batchSize = Math.ceil(config.webhookConcurrency / loops);
-  const sender = createSender({ production: config.production, timeoutMs: config.webhookTimeoutMs, maxSockets: loops * batchSize });
+  const sender = createSender({
+    production: config.production,
+    timeoutMs: config.webhookTimeoutMs,
+    maxSockets: loops * batchSize,
+  });
   boss.once('stopped', () => {
     sender.close();
     db.close().catch((err: unknown) => logger.warn({ err }, 'closing the daemon pool failed'));
@@ -41,18 +45,33 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
       const at = Math.ceil((Date.now() + seconds * 1000) / 10) * 10 + 5;
       if (wakes.has(at)) return;
       wakes.add(at);
-      setTimeout(() => { wakes.delete(at); boss.notifyWorker(deliverWorkerId); }, at - Date.now()).unref();
+      setTimeout(() => {
+        wakes.delete(at);
+        boss.notifyWorker(deliverWorkerId);
+      }, at - Date.now()).unref();
     },
   };
 
-  // Releases before this one queued a fan-out job per event instead of writing its deliveries with it: the jobs still
-  // queued at the upgrade (or enqueued by old processes during a rolling deploy) are fanned out here. Idempotent.
-  await boss.work<{ eventId: string }>(QUEUES.webhookFanout, { batchSize: 500, burstWhenBatchFull: true, pollingIntervalSeconds: 10 },
-    async (jobs) => { await fanOut(db, boss, jobs.map((j) => j.data.eventId)); });
+  deliverWorkerId = await boss.work<DeliverJob>(
+    QUEUES.webhookDeliver,
+    {
+      batchSize,
+      localConcurrency: loops,
+      burstWhenBatchFull: true,
+      pollingIntervalSeconds: 1,
+      notifyPollingIntervalSeconds: RECOVERY_POLL_SECONDS,
+    },
+    (jobs) => deliverBatch(ctx, jobs),
+  );
 
-  deliverWorkerId = await boss.work<DeliverJob>(QUEUES.webhookDeliver,
-    { batchSize, localConcurrency: loops, burstWhenBatchFull: true, pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 5 },
-    (jobs) => deliverBatch(ctx, jobs));
-
-  logger.info({ concurrency: loops * batchSize, loops, batchSize, timeoutMs: config.webhookTimeoutMs, retryScale: config.webhookRetryScale }, 'webhook daemon ready');
+  logger.info(
+    {
+      concurrency: loops * batchSize,
+      loops,
+      batchSize,
+      timeoutMs: config.webhookTimeoutMs,
+      retryScale: config.webhookRetryScale,
+    },
+    'webhook daemon ready',
+  );
 }

@@ -1,14 +1,20 @@
 import type { Job, PgBoss } from 'pg-boss';
 import type { Logger } from '../platform/logger.ts';
-import type { DaemonDb } from './daemon-db.ts';
-import type { DeliverJob } from './fanout.ts';
-import type { Sender } from './sender.ts';
+import type { PgPool } from '../platform/pg.ts';
+import { QUEUES } from '../platform/queue.ts';
+import type { AttemptResult, Sender } from './sender.ts';
 import { signedHeaders, signingKey } from './signing.ts';
 import { nextRetryDelay } from './retry.ts';
-import { recordAttempts, type Attempt } from './attempts.ts';
+import {
+  CANCEL_DELIVERIES,
+  LOAD_DELIVERIES,
+  RECORD_ATTEMPTS,
+  type DeliverJob,
+  type DeliveryRow,
+} from './webhooks.sql.ts';
 
 export type DeliverContext = {
-  db: DaemonDb;
+  db: PgPool;
   boss: PgBoss;
   sender: Sender;
   retryScale: number;
@@ -16,27 +22,17 @@ export type DeliverContext = {
   wakeAfter: (seconds: number) => void; // retries due soon wake this process' workers instead of waiting for a poll
 };
 
-export type DeliveryRow = {
-  id: string; delivery_id: string; webhook_id: string; payload: string; status: string; attempts: number;
-  url: string; secret: string; webhook_status: string; deleted: boolean;
-};
-
-const LOAD = `select d.id, d.delivery_id, d.webhook_id, d.payload, d.status, d.attempts,
-    w.url, w.secret, w.status as webhook_status, w.deleted_at is not null as deleted
-  from webhook_deliveries d join webhooks w on w.id = d.webhook_id where d.id = any($1::uuid[])`;
-
-const CANCEL = `update webhook_deliveries d set status = 'CANCELED', next_attempt_at = null, updated_at = now()
-  from unnest($1::uuid[], $2::int[]) as c(id, attempts) where d.id = c.id and d.status = 'PENDING' and d.attempts = c.attempts`;
-
 type Work = { job: Job<DeliverJob>; row: DeliveryRow };
 
 /**
- * One batch of deliver jobs in a constant number of statements: one query loads every row, the POSTs run concurrently
- * (over the sender's keep-alive pools), and one statement records every attempt (attempts.ts). The sender turns every
- * network failure into a recorded attempt, so only a database error throws: pg-boss then retries the whole batch.
+ * One batch of deliver jobs: one query loads every row, the POSTs run concurrently (over the sender's keep-alive
+ * pools),
+ * and each attempt is recorded as its POST ends, together with those that end at the same time (attemptRecorder). The
+ * sender turns every network failure into a recorded attempt, so only a database error throws: pg-boss then retries the
+ * batch, and the attempts already recorded are not repeated.
  */
 export async function deliverBatch(ctx: DeliverContext, jobs: Job<DeliverJob>[]): Promise<void> {
-  const { rows } = await ctx.db.query<DeliveryRow>(LOAD, [jobs.map((j) => j.data.id)]);
+  const { rows } = await ctx.db.query<DeliveryRow>(LOAD_DELIVERIES, [jobs.map((j) => j.data.id)]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const toSend: Work[] = [];
   const toCancel: DeliveryRow[] = [];
@@ -52,23 +48,145 @@ export async function deliverBatch(ctx: DeliverContext, jobs: Job<DeliverJob>[])
   }
 
   if (toCancel.length > 0) {
-    await ctx.db.query(CANCEL, [toCancel.map((r) => r.id), toCancel.map((r) => r.attempts)]);
-    for (const r of toCancel) ctx.logger.info({ webhookId: r.webhook_id, deliveryId: r.delivery_id }, 'delivery canceled: webhook inactive or deleted');
+    await ctx.db.query(CANCEL_DELIVERIES, [toCancel.map((r) => r.id), toCancel.map((r) => r.attempts)]);
+    for (const r of toCancel)
+      ctx.logger.info(
+        { webhookId: r.webhook_id, deliveryId: r.delivery_id },
+        'delivery canceled: webhook inactive or deleted',
+      );
   }
 
   const keys = new Map<string, Buffer>(); // the decoded HMAC key of each webhook secret in the batch
   const keyOf = (secret: string) => keys.get(secret) ?? keys.set(secret, signingKey(secret)).get(secret)!;
-  const attempts = await Promise.all(toSend.map(async ({ job, row }): Promise<Attempt> => {
-    const startedAt = new Date();
-    const result = await ctx.sender.post(row.url, signedHeaders(keyOf(row.secret), row.delivery_id, row.payload, startedAt.getTime()), row.payload);
-    const step = job.data.step + 1;
-    const delay = result.success ? null : nextRetryDelay(step, ctx.retryScale, result.retryAfterSeconds);
-    return { row, result, startedAt, step, delay, status: result.success ? 'SUCCEEDED' : delay === null ? 'FAILED' : 'PENDING' };
-  }));
-  await recordAttempts(ctx, attempts);
+  const recorder = attemptRecorder(ctx);
+  await Promise.all(
+    toSend.map(async ({ job, row }) => {
+      const startedAt = new Date();
+      const result = await ctx.sender.post(
+        row.url,
+        signedHeaders(keyOf(row.secret), row.delivery_id, row.payload, startedAt.getTime()),
+        row.payload,
+      );
+      const step = job.data.step + 1;
+      const delay = result.success ? null : nextRetryDelay(step, ctx.retryScale, result.retryAfterSeconds);
+      recorder.add({
+        row,
+        result,
+        startedAt,
+        step,
+        delay,
+        status: result.success ? 'SUCCEEDED' : delay === null ? 'FAILED' : 'PENDING',
+      });
+    }),
+  );
+  await recorder.done();
+}
+
+// Answers that arrive within this window of each other are recorded by one statement.
+const RECORD_WINDOW_MS = 5;
+
+/**
+ * Records each attempt as its POST ends (not when the batch's slowest receiver does), coalescing the answers that end
+ * together into one statement: a crash re-sends only the POSTs in flight or answered in the last few milliseconds.
+ * `done` waits for the last write and rethrows a failed one, so pg-boss retries the batch (attempts already recorded
+ * are guarded by their count and not sent again).
+ */
+function attemptRecorder(ctx: DeliverContext) {
+  let pending: Attempt[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  let scheduled = false;
+  let failure: unknown;
+  const write = () => {
+    scheduled = false;
+    const batch = pending;
+    pending = [];
+    writing = writing
+      .then(() => recordAttempts(ctx, batch))
+      .then(
+        () => logFailures(ctx, batch),
+        (err: unknown) => {
+          failure ??= err;
+        },
+      );
+  };
+  return {
+    add(attempt: Attempt) {
+      pending.push(attempt);
+      if (!scheduled) {
+        scheduled = true;
+        setTimeout(write, RECORD_WINDOW_MS);
+      }
+    },
+    async done() {
+      if (scheduled) write();
+      await writing;
+      if (failure) throw failure;
+    },
+  };
+}
+
+function logFailures(ctx: DeliverContext, attempts: Attempt[]) {
   for (const { row, result, status } of attempts) {
     if (result.success) continue;
-    ctx.logger.warn({ webhookId: row.webhook_id, deliveryId: row.delivery_id, statusCode: result.statusCode, attempts: row.attempts + 1, status },
-      'webhook delivery attempt failed');
+    ctx.logger.warn(
+      {
+        webhookId: row.webhook_id,
+        deliveryId: row.delivery_id,
+        statusCode: result.statusCode,
+        attempts: row.attempts + 1,
+        status,
+      },
+      'webhook delivery attempt failed',
+    );
   }
+}
+
+// One POST's outcome, ready to record: `delay` is the wait before the next attempt (null when none follows).
+type Attempt = {
+  row: DeliveryRow;
+  result: AttemptResult;
+  startedAt: Date;
+  step: number;
+  delay: number | null;
+  status: 'SUCCEEDED' | 'FAILED' | 'PENDING';
+};
+
+// Milliseconds precision: pg-boss casts the number to a PostgreSQL interval, which rejects exponent notation.
+const seconds = (s: number) => Math.round(s * 1000) / 1000;
+
+// Records attempts in one statement; retries' jobs are written in the same transaction as the rows that announce them.
+async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const params = [
+    JSON.stringify(
+      attempts.map((a) => ({
+        id: a.row.id,
+        attempts: a.row.attempts,
+        status_code: a.result.statusCode,
+        response: a.result.response,
+        success: a.result.success,
+        status: a.status,
+        url: a.row.url,
+        attempted_at: a.startedAt.toISOString(),
+        delay: a.delay,
+      })),
+    ),
+  ];
+  const retries = attempts.filter((a) => a.status === 'PENDING');
+  if (retries.length === 0) {
+    await ctx.db.query(RECORD_ATTEMPTS, params);
+    return;
+  }
+  const next = await ctx.db.transaction(async (query, jobs) => {
+    const moved = new Set((await query<{ id: string }>(RECORD_ATTEMPTS, params)).rows.map((r) => r.id));
+    const due = retries
+      .filter((a) => moved.has(a.row.id))
+      .map((a) => ({
+        data: { id: a.row.id, attempt: a.row.attempts + 1, step: a.step } satisfies DeliverJob,
+        startAfter: seconds(a.delay!),
+      }));
+    if (due.length > 0) await ctx.boss.insert(QUEUES.webhookDeliver, due, { db: jobs });
+    return due;
+  });
+  for (const { startAfter } of next) ctx.wakeAfter(startAfter);
 }

@@ -5,11 +5,23 @@ export const RESPONSE_LIMIT_BYTES = 4096;
 export const USER_AGENT = 'pix-payments-webhooks/1.0';
 
 // The outcome of one POST: statusCode is null when no HTTP answer came back (response then says why).
-export type AttemptResult = { statusCode: number | null; response: string; success: boolean; retryAfterSeconds: number | null };
-export type Sender = { post: (url: string, headers: Record<string, string>, body: string) => Promise<AttemptResult>; close: () => void };
+export type AttemptResult = {
+  statusCode: number | null;
+  response: string;
+  success: boolean;
+  retryAfterSeconds: number | null;
+};
+export type Sender = {
+  post: (url: string, headers: Record<string, string>, body: string) => Promise<AttemptResult>;
+  close: () => void;
+};
 
 // Seconds from a Retry-After header (delta-seconds or HTTP-date); only 429 and 503 carry a meaningful one.
-export function retryAfterSeconds(status: number, header: string | string[] | undefined, now = Date.now()): number | null {
+export function retryAfterSeconds(
+  status: number,
+  header: string | string[] | undefined,
+  now = Date.now(),
+): number | null {
   if ((status !== 429 && status !== 503) || typeof header !== 'string') return null;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value);
@@ -20,31 +32,55 @@ export function retryAfterSeconds(status: number, header: string | string[] | un
 // Text safe to store: at most 4 KB of UTF-8 (a character cut at the limit is dropped, not replaced), without the NUL
 // bytes PostgreSQL text refuses.
 const toText = (chunks: Buffer[]) =>
-  new TextDecoder().decode(Buffer.concat(chunks).subarray(0, RESPONSE_LIMIT_BYTES), { stream: true }).replaceAll('\u0000', '');
+  new TextDecoder()
+    .decode(Buffer.concat(chunks).subarray(0, RESPONSE_LIMIT_BYTES), { stream: true })
+    .replaceAll('\u0000', '');
 
 function describe(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string };
   if (e.name === 'TimeoutError') return `Tempo esgotado: o destino não respondeu em ${timeoutMs} ms`;
-  if (/is not allowed/.test(e.message ?? '')) return 'Destino recusado: o host resolve para um endereço privado, de loopback ou link-local';
+  if (/is not allowed/.test(e.message ?? ''))
+    return 'Destino recusado: o host resolve para um endereço privado, de loopback ou link-local';
   return `Falha de conexão${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}`.slice(0, RESPONSE_LIMIT_BYTES);
 }
 
 /**
  * POSTs with got (the project's HTTP client): one keep-alive pool per host inside each agent, no redirects, no got
- * retries (the daemon owns the schedule). got costs more CPU per POST than bare node:http (~250 vs ~105 µs measured),
- * which the daemon still affords above 2,000 deliveries/s.
+ * retries (the daemon owns the schedule).
  * In production the agents refuse, after DNS resolution, any address that is not public (request-filtering-agent), and
  * only https URLs are sent.
  * `maxSockets` is the daemon's whole concurrency: a POST never queues inside the agent, where its timeout would run
  * before it was sent; and every socket stays pooled, since a closed one costs a new TCP (and TLS) handshake per POST.
  */
-export function createSender({ production, timeoutMs, maxSockets = 64 }: { production: boolean; timeoutMs: number; maxSockets?: number }): Sender {
-  const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'lifo' as const, allowPrivateIPAddress: !production };
-  const agent = { http: new RequestFilteringHttpAgent(agentOptions), https: new RequestFilteringHttpsAgent(agentOptions) };
+export function createSender({
+  production,
+  timeoutMs,
+  maxSockets = 64,
+}: {
+  production: boolean;
+  timeoutMs: number;
+  maxSockets?: number;
+}): Sender {
+  const agentOptions = {
+    keepAlive: true,
+    maxSockets,
+    maxFreeSockets: maxSockets,
+    scheduling: 'lifo' as const,
+    allowPrivateIPAddress: !production,
+  };
+  const agent = {
+    http: new RequestFilteringHttpAgent(agentOptions),
+    https: new RequestFilteringHttpsAgent(agentOptions),
+  };
 
   async function post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
     if (production && !url.startsWith('https:')) {
-      return { statusCode: null, response: 'Destino recusado: HTTPS é obrigatório', success: false, retryAfterSeconds: null };
+      return {
+        statusCode: null,
+        response: 'Destino recusado: HTTPS é obrigatório',
+        success: false,
+        retryAfterSeconds: null,
+      };
     }
     const stream = got.stream.post(url, {
       body,
@@ -55,9 +91,12 @@ export function createSender({ production, timeoutMs, maxSockets = 64 }: { produ
       retry: { limit: 0 },
       timeout: { request: timeoutMs },
     });
-    stream.on('error', () => {}); // errors reach the loop below; this only keeps a late socket error from crashing the process
+    // errors reach the loop below; this only keeps a late socket error from crashing the process
+    stream.on('error', () => {});
     let answer: { statusCode: number; headers: Record<string, string | string[] | undefined> } | undefined;
-    stream.once('response', (res: typeof answer) => { answer = res; });
+    stream.once('response', (res: typeof answer) => {
+      answer = res;
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     try {
@@ -69,9 +108,11 @@ export function createSender({ production, timeoutMs, maxSockets = 64 }: { produ
       }
     } catch (err) {
       // The verdict is the status line: a 2xx that then stalls its body still counts as received.
-      if (!answer) return { statusCode: null, response: describe(err, timeoutMs), success: false, retryAfterSeconds: null };
+      if (!answer)
+        return { statusCode: null, response: describe(err, timeoutMs), success: false, retryAfterSeconds: null };
     }
-    if (!answer) return { statusCode: null, response: 'Sem resposta do destino', success: false, retryAfterSeconds: null };
+    if (!answer)
+      return { statusCode: null, response: 'Sem resposta do destino', success: false, retryAfterSeconds: null };
     const statusCode = answer.statusCode;
     return {
       statusCode,
@@ -81,5 +122,11 @@ export function createSender({ production, timeoutMs, maxSockets = 64 }: { produ
     };
   }
 
-  return { post, close: () => { agent.http.destroy(); agent.https.destroy(); } };
+  return {
+    post,
+    close: () => {
+      agent.http.destroy();
+      agent.https.destroy();
+    },
+  };
 }

@@ -22,7 +22,12 @@ export function sign(secret: string | Buffer, id: string, timestamp: number, bod
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-export function signedHeaders(secret: string | Buffer, deliveryId: string, body: string, now = Date.now()): Record<string, string> {
+export function signedHeaders(
+  secret: string | Buffer,
+  deliveryId: string,
+  body: string,
+  now = Date.now(),
+): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   return {
     'webhook-id': deliveryId,

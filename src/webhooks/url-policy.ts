@@ -23,8 +23,10 @@ export function parseWebhookUrl(raw: unknown): URL | null {
   }
 }
 
-// The creation/update check (contract): in production HTTPS only, and every address the host resolves to must be public.
-// Delivery repeats the address check after its own DNS resolution (see sender.ts), so a later DNS change cannot bypass it.
+// The creation/update check (contract): in production HTTPS only, and every address the host resolves to must be
+// public.
+// Delivery repeats the address check after its own DNS resolution (see sender.ts), so a later DNS change cannot bypass
+// it.
 export async function webhookUrlProblem(raw: unknown, production: boolean): Promise<string | null> {
   const url = parseWebhookUrl(raw);
   if (!url) return URL_MESSAGES.invalid;
@@ -33,7 +35,9 @@ export async function webhookUrlProblem(raw: unknown, production: boolean): Prom
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: string[];
   try {
-    addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    addresses = ipaddr.isValid(host)
+      ? [host]
+      : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
   } catch {
     return URL_MESSAGES.unresolvable;
   }

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
-import { Event } from '../events/event.entity.ts';
+import { Event } from './event.entity.ts';
 
 // events = [] means every event. A deleted webhook is kept (deletedAt) so its delivery logs stay auditable.
 export const Webhook = defineEntity({
@@ -26,8 +26,15 @@ export const WebhookDelivery = defineEntity({
   extends: BaseSchema,
   uniques: [{ properties: ['event', 'webhook'] }],
   indexes: [
-    { name: 'webhook_deliveries_webhook_created_idx', expression: 'create index "webhook_deliveries_webhook_created_idx" on "webhook_deliveries" ("webhook_id", "created_at" desc, "id" desc)' },
-    { name: 'webhook_deliveries_failed_idx', expression: `create index "webhook_deliveries_failed_idx" on "webhook_deliveries" ("created_at") where "status" = 'FAILED'` },
+    {
+      name: 'webhook_deliveries_webhook_created_idx',
+      expression:
+        'create index "webhook_deliveries_webhook_created_idx" on "webhook_deliveries" ("webhook_id", "created_at" desc, "id" desc)',
+    },
+    {
+      name: 'webhook_deliveries_failed_idx',
+      expression: `create index "webhook_deliveries_failed_idx" on "webhook_deliveries" ("created_at") where "status" = 'FAILED'`,
+    },
   ],
   properties: {
     deliveryId: p.string().length(64).unique(),
@@ -47,4 +54,3 @@ export const WebhookDelivery = defineEntity({
 });
 
 export type IWebhook = InferEntity<typeof Webhook>;
-export type IWebhookDelivery = InferEntity<typeof WebhookDelivery>;

@@ -1,28 +1,36 @@
 import { fromKysely } from 'pg-boss';
-import { OpsError, type Command } from '../ops/command.ts';
+import { OpsError, type Command } from '../platform/ops.ts';
 import { QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
-import type { DeliverJob } from './fanout.ts';
+import { REPLAY, REPLAY_CANDIDATES, type DeliverJob, type ReplayCandidate } from './webhooks.sql.ts';
 
-type Candidate = { id: string; delivery_id: string; status: string; attempts: number; webhook_status: string; deleted_at: string | null };
+type Candidate = ReplayCandidate;
 type Flags = Record<string, string | boolean | undefined>;
 
 // Checked here, compared by PostgreSQL: the text keeps its microseconds, which a JS Date would drop.
 function isoFlag(flags: Flags, name: string): string | undefined {
   const raw = flags[name];
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(Date.parse(raw))) throw new OpsError(`--${name} must be an ISO 8601 date or date-time`);
+  if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(Date.parse(raw)))
+    throw new OpsError(`--${name} must be an ISO 8601 date or date-time`);
   return raw;
 }
 
-// The WHERE clause of the selection; a FAILED status is checked per row so an explicit --delivery can say why it was skipped.
+// The WHERE clause of the selection; a FAILED status is checked per row so an explicit --delivery can say why it was
+// skipped.
 function selection(flags: Flags): { where: string[]; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   if (flags.delivery !== undefined) {
     const id = String(flags.delivery);
     // Either the log id or the webhook-id (deliveryId) a merchant quotes.
-    if (isUuid(id)) { where.push('(d.id = ? or d.delivery_id = ?)'); params.push(id, id); } else { where.push('d.delivery_id = ?'); params.push(id); }
+    if (isUuid(id)) {
+      where.push('(d.id = ? or d.delivery_id = ?)');
+      params.push(id, id);
+    } else {
+      where.push('d.delivery_id = ?');
+      params.push(id);
+    }
   }
   if (flags.webhook !== undefined) {
     if (!isUuid(String(flags.webhook))) throw new OpsError('--webhook must be a webhook id (UUID)');
@@ -31,9 +39,18 @@ function selection(flags: Flags): { where: string[]; params: unknown[] } {
   }
   const since = isoFlag(flags, 'since');
   const until = isoFlag(flags, 'until');
-  if (since) { where.push('d.created_at >= ?::timestamptz'); params.push(since); }
-  if (until) { where.push('d.created_at < ?::timestamptz'); params.push(until); }
-  if (where.length === 0 && !flags.all) throw new OpsError('give at least one of --delivery, --webhook, --since, --until (or --all to replay every failed delivery)');
+  if (since) {
+    where.push('d.created_at >= ?::timestamptz');
+    params.push(since);
+  }
+  if (until) {
+    where.push('d.created_at < ?::timestamptz');
+    params.push(until);
+  }
+  if (where.length === 0 && !flags.all)
+    throw new OpsError(
+      'give at least one of --delivery, --webhook, --since, --until (or --all to replay every failed delivery)',
+    );
   if (flags.delivery === undefined) where.push(`d.status = 'FAILED'`); // filters by range select failed ones only
   return { where, params };
 }
@@ -56,28 +73,20 @@ export const webhookCommands: Command[] = [
       const queue = dryRun ? undefined : await boss();
       return em.transactional(async (tx) => {
         // Locked so two operators (or a replay racing a daemon) cannot enqueue the same delivery twice.
-        const rows = await tx.execute<Candidate[]>(
-          `select d.id, d.delivery_id, d.status, d.attempts, w.status as webhook_status, w.deleted_at
-           from webhook_deliveries d join webhooks w on w.id = d.webhook_id
-           where ${where.join(' and ')} order by d.created_at, d.id for update of d`,
-          params,
-        );
+        const rows = await tx.execute<Candidate[]>(REPLAY_CANDIDATES(where), params);
         const skipped: { id: string; reason: string }[] = [];
         const chosen: Candidate[] = [];
         for (const r of rows) {
-          if (r.status !== 'FAILED') skipped.push({ id: r.id, reason: `status is ${r.status}, only FAILED deliveries are replayed` });
+          if (r.status !== 'FAILED')
+            skipped.push({ id: r.id, reason: `status is ${r.status}, only FAILED deliveries are replayed` });
           else if (r.deleted_at) skipped.push({ id: r.id, reason: 'webhook deleted' });
           else if (r.webhook_status !== 'ACTIVE') skipped.push({ id: r.id, reason: 'webhook INACTIVE' });
           else chosen.push(r);
         }
-        if (flags.delivery !== undefined && rows.length === 0) throw new OpsError(`no delivery ${String(flags.delivery)}`);
+        if (flags.delivery !== undefined && rows.length === 0)
+          throw new OpsError(`no delivery ${String(flags.delivery)}`);
         if (!dryRun && chosen.length > 0) {
-          // One JSON parameter, however many rows: `in (?)` would spend one bind parameter per id (PostgreSQL allows 65535).
-          await tx.execute(
-            `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), updated_at = now()
-             where id in (select jsonb_array_elements_text(?::jsonb)::uuid)`,
-            [JSON.stringify(chosen.map((r) => r.id))],
-          );
+          await tx.execute(REPLAY, [JSON.stringify(chosen.map((r) => r.id))]);
           const jobs = chosen.map((r) => ({ data: { id: r.id, attempt: r.attempts, step: 0 } satisfies DeliverJob }));
           await queue!.insert(QUEUES.webhookDeliver, jobs, { db: fromKysely(tx.getKysely()) });
         }

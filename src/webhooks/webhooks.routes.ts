@@ -1,40 +1,55 @@
 import { Router } from 'express';
 import { body, type ValidationChain } from 'express-validator';
-import type { Deps } from '../deps.ts';
+import type { Services as Deps } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { validate } from '../platform/validation.ts';
-import { EVENT_CATALOG, EVENT_TYPES } from '../events/catalog.ts';
+import { EVENT_CATALOG, EVENT_TYPES } from './catalog.ts';
 import { URL_MESSAGES, webhookUrlProblem } from './url-policy.ts';
-import { createWebhook, deleteWebhook, listWebhooks, updateWebhook, type UpdateWebhookInput } from './webhooks.service.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhooks,
+  updateWebhook,
+  type CreateWebhookInput,
+  type UpdateWebhookInput,
+} from './webhooks.service.ts';
 
 const ALLOWED = EVENT_TYPES.join(', ');
 
 // Shared rules of POST and PATCH; `optional` distinguishes "absent" from "present but wrong".
 function urlRule(production: boolean, required: boolean): ValidationChain {
   const chain = body('url');
-  return (required ? chain.exists({ values: 'null' }).withMessage(URL_MESSAGES.required).bail() : chain.optional())
-    .custom(async (value: unknown) => {
-      const problem = await webhookUrlProblem(value, production);
-      if (problem) throw new Error(problem);
-    });
+  return (
+    required ? chain.exists({ values: 'null' }).withMessage(URL_MESSAGES.required).bail() : chain.optional()
+  ).custom(async (value: unknown) => {
+    const problem = await webhookUrlProblem(value, production);
+    if (problem) throw new Error(problem);
+  });
 }
 
-const nameRule = () => body('name').optional({ values: 'null' })
-  .isString().withMessage('name deve ser um texto').bail()
-  .isLength({ max: 100 }).withMessage('name deve ter no máximo 100 caracteres');
+const nameRule = () =>
+  body('name')
+    .optional({ values: 'null' })
+    .isString()
+    .withMessage('name deve ser um texto')
+    .bail()
+    .isLength({ max: 100 })
+    .withMessage('name deve ter no máximo 100 caracteres');
 
-const eventsRule = () => body('events').optional()
-  .isArray().withMessage('events deve ser uma lista de nomes de eventos').bail()
-  .custom((events: unknown[]) => {
-    const unknown = events.filter((e) => typeof e !== 'string' || !EVENT_TYPES.includes(e));
-    if (unknown.length) throw new Error(`Evento(s) desconhecido(s): ${unknown.map((e) => JSON.stringify(e)).join(', ')}. Eventos permitidos: ${ALLOWED}`);
-    return true;
-  });
-
-// Duplicates collapse; [] (or absent on creation) means every event.
-const eventsOf = (events: unknown): string[] | undefined => (Array.isArray(events) ? [...new Set(events as string[])] : undefined);
-// An empty or blank name is no name.
-const nameOf = (name: unknown): string | null | undefined => (name === undefined ? undefined : typeof name === 'string' && name.trim() ? name.trim() : null);
+const eventsRule = () =>
+  body('events')
+    .optional()
+    .isArray()
+    .withMessage('events deve ser uma lista de nomes de eventos')
+    .bail()
+    .custom((events: unknown[]) => {
+      const unknown = events.filter((e) => typeof e !== 'string' || !EVENT_TYPES.includes(e));
+      if (unknown.length)
+        throw new Error(
+          `Evento(s) desconhecido(s): ${unknown.map((e) => JSON.stringify(e)).join(', ')}. Eventos permitidos: ${ALLOWED}`,
+        );
+      return true;
+    });
 
 // /v1/webhooks/merchant (spec 4.10-4.14).
 export function webhookRoutes({ config }: Deps): Router {
@@ -46,8 +61,7 @@ export function webhookRoutes({ config }: Deps): Router {
   });
 
   router.post('/', ...validate([urlRule(config.production, true), nameRule(), eventsRule()]), async (req, res) => {
-    const input = req.body as Record<string, unknown>;
-    const webhook = await createWebhook(req.em, merchantIdOf(req), { url: input.url as string, name: nameOf(input.name), events: eventsOf(input.events) });
+    const webhook = await createWebhook(req.em, merchantIdOf(req), req.body as CreateWebhookInput);
     res.status(201).json({ webhook });
   });
 
@@ -55,21 +69,20 @@ export function webhookRoutes({ config }: Deps): Router {
     res.json({ webhooks: await listWebhooks(req.em, merchantIdOf(req)) });
   });
 
-  router.patch('/:id', ...validate([
-    urlRule(config.production, false),
-    nameRule(),
-    eventsRule(),
-    body('status').optional().isIn(['ACTIVE', 'INACTIVE']).withMessage('status deve ser ACTIVE ou INACTIVE'),
-  ]), async (req, res) => {
-    const input = req.body as Record<string, unknown>;
-    const changes: UpdateWebhookInput = {
-      url: input.url as string | undefined,
-      name: nameOf(input.name),
-      events: eventsOf(input.events),
-      status: input.status as UpdateWebhookInput['status'],
-    };
-    res.json({ webhook: await updateWebhook(req.em, merchantIdOf(req), String(req.params.id), changes) });
-  });
+  router.patch(
+    '/:id',
+    ...validate([
+      urlRule(config.production, false),
+      nameRule(),
+      eventsRule(),
+      body('status').optional().isIn(['ACTIVE', 'INACTIVE']).withMessage('status deve ser ACTIVE ou INACTIVE'),
+    ]),
+    async (req, res) => {
+      res.json({
+        webhook: await updateWebhook(req.em, merchantIdOf(req), String(req.params.id), req.body as UpdateWebhookInput),
+      });
+    },
+  );
 
   router.delete('/:id', async (req, res) => {
     await deleteWebhook(req.em, merchantIdOf(req), String(req.params.id));

@@ -3,34 +3,28 @@ import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
 import { isUuid } from '../platform/base.entity.ts';
 import { Webhook, type IWebhook } from './webhook.entity.ts';
 import { generateSecret, maskSecret } from './signing.ts';
+import { LAST_LOGS, LOCK_MERCHANT, logView, type LogRow } from './webhooks.sql.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 20;
 export const LOGS_PER_WEBHOOK = 20;
 
 export type CreateWebhookInput = { url: string; name?: string | null; events?: string[] };
-export type UpdateWebhookInput = { url?: string; name?: string | null; events?: string[]; status?: 'ACTIVE' | 'INACTIVE' };
+export type UpdateWebhookInput = {
+  url?: string;
+  name?: string | null;
+  events?: string[];
+  status?: 'ACTIVE' | 'INACTIVE';
+};
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
+// Duplicates collapse; [] (or absent on creation) means every event.
+const eventsOf = (events: string[] | undefined): string[] | undefined => (events ? [...new Set(events)] : undefined);
+// An empty or blank name is no name.
+const nameOf = (name: string | null | undefined): string | null | undefined =>
+  name === undefined ? undefined : name?.trim() || null;
+
 const baseView = (w: IWebhook) => ({ id: w.id, name: w.name ?? null, url: w.url, events: w.events as string[] });
-
-type LogRow = {
-  webhook_id: string; id: string; delivery_id: string; event_type: string; url: string; payload: string;
-  status_code: number | null; response: string | null; attempts: number; success: boolean; created_at: Date;
-};
-
-const logView = (r: LogRow) => ({
-  id: r.id,
-  deliveryId: r.delivery_id,
-  event: r.event_type,
-  url: r.url,
-  payload: r.payload,
-  statusCode: r.status_code,
-  response: r.response,
-  attempts: r.attempts,
-  success: r.success,
-  createdAt: iso(r.created_at),
-});
 
 // Unknown, malformed, deleted and other merchants' ids all look the same: 404, never revealing that the webhook exists.
 async function findOwned(em: EntityManager, merchantId: string, id: string): Promise<IWebhook> {
@@ -43,11 +37,17 @@ async function findOwned(em: EntityManager, merchantId: string, id: string): Pro
 export async function createWebhook(em: EntityManager, merchantId: string, input: CreateWebhookInput) {
   return em.transactional(async (tx) => {
     // Serialise creations of one merchant so two concurrent requests cannot both pass the limit.
-    await tx.execute('select id from merchants where id = ? for update', [merchantId]);
+    await tx.execute(LOCK_MERCHANT, [merchantId]);
     const count = await tx.count(Webhook, { merchant: merchantId, deletedAt: null });
-    if (count >= MAX_WEBHOOKS_PER_MERCHANT) throw new BusinessRuleError(`Limite de ${MAX_WEBHOOKS_PER_MERCHANT} webhooks atingido`);
+    if (count >= MAX_WEBHOOKS_PER_MERCHANT)
+      throw new BusinessRuleError(`Limite de ${MAX_WEBHOOKS_PER_MERCHANT} webhooks atingido`);
     const webhook = tx.create(Webhook, {
-      merchant: merchantId, url: input.url, name: input.name ?? null, events: input.events ?? [], secret: generateSecret(), status: 'ACTIVE',
+      merchant: merchantId,
+      url: input.url,
+      name: nameOf(input.name) ?? null,
+      events: eventsOf(input.events) ?? [],
+      secret: generateSecret(),
+      status: 'ACTIVE',
     });
     await tx.flush();
     return { ...baseView(webhook), secret: webhook.secret, status: webhook.status, createdAt: iso(webhook.createdAt) };
@@ -57,15 +57,13 @@ export async function createWebhook(em: EntityManager, merchantId: string, input
 // Two queries whatever the number of webhooks: the webhooks, then the last 20 logs of each through LATERAL
 // (served by the (webhook_id, created_at desc, id desc) index).
 export async function listWebhooks(em: EntityManager, merchantId: string) {
-  const webhooks = await em.find(Webhook, { merchant: merchantId, deletedAt: null }, { orderBy: { createdAt: 'desc', id: 'desc' } });
-  if (webhooks.length === 0) return [];
-  const logs = await em.execute<LogRow[]>(
-    `select l.* from (select id from webhooks where id in (?)) w cross join lateral (
-       select d.webhook_id, d.id, d.delivery_id, d.event_type, d.url, d.payload, d.status_code, d.response, d.attempts, d.success, d.created_at
-       from webhook_deliveries d where d.webhook_id = w.id order by d.created_at desc, d.id desc limit ${LOGS_PER_WEBHOOK}
-     ) l order by l.created_at desc, l.id desc`,
-    [webhooks.map((w) => w.id)],
+  const webhooks = await em.find(
+    Webhook,
+    { merchant: merchantId, deletedAt: null },
+    { orderBy: { createdAt: 'desc', id: 'desc' } },
   );
+  if (webhooks.length === 0) return [];
+  const logs = await em.execute<LogRow[]>(LAST_LOGS(LOGS_PER_WEBHOOK), [webhooks.map((w) => w.id)]);
   const byWebhook = new Map<string, ReturnType<typeof logView>[]>();
   for (const row of logs) {
     const list = byWebhook.get(row.webhook_id) ?? [];
@@ -86,11 +84,16 @@ export async function listWebhooks(em: EntityManager, merchantId: string) {
 export async function updateWebhook(em: EntityManager, merchantId: string, id: string, input: UpdateWebhookInput) {
   const webhook = await findOwned(em, merchantId, id);
   if (input.url !== undefined) webhook.url = input.url;
-  if (input.name !== undefined) webhook.name = input.name;
-  if (input.events !== undefined) webhook.events = input.events;
+  if (input.name !== undefined) webhook.name = nameOf(input.name) ?? null;
+  if (input.events !== undefined) webhook.events = eventsOf(input.events) ?? [];
   if (input.status !== undefined) webhook.status = input.status;
   await em.flush();
-  return { ...baseView(webhook), status: webhook.status, createdAt: iso(webhook.createdAt), updatedAt: iso(webhook.updatedAt) };
+  return {
+    ...baseView(webhook),
+    status: webhook.status,
+    createdAt: iso(webhook.createdAt),
+    updatedAt: iso(webhook.updatedAt),
+  };
 }
 
 // Soft delete: the logs stay auditable; the daemon cancels any delivery still queued for it.

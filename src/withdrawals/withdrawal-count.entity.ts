@@ -1,4 +1,4 @@
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { Merchant } from '../merchants/merchant.entity.ts';
 
 // How many withdrawals each merchant has, so the listing's `total` never counts a million rows. Append-only, like
@@ -14,5 +14,3 @@ export const WithdrawalCount = defineEntity({
     count: p.bigint('number').default(0),
   },
 });
-
-export type IWithdrawalCount = InferEntity<typeof WithdrawalCount>;

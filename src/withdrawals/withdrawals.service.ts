@@ -1,127 +1,70 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PgBoss } from 'pg-boss';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
-import { IDEMPOTENCY_CONFLICT, requestHash as hashOf } from '../platform/idempotency.ts';
+import type { Services } from '../platform/services.ts';
+import { NotFoundError } from '../platform/errors.ts';
+import { createOnce } from '../platform/idempotency.ts';
+import { countedPage } from '../platform/counters.ts';
 import { QUEUES, sendInTx } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
-import type { PixKeyType } from '../pix-keys/pix-key.entity.ts';
-import { Withdrawal, type IWithdrawal } from './withdrawal.entity.ts';
+import type { PixKeyType } from '../pix/keys.ts';
+import { Withdrawal } from './withdrawal.entity.ts';
+import { creationView, rowView, withdrawalView, WITHDRAWAL_PAGE, type WithdrawalRow } from './withdrawals.sql.ts';
 
 export type WithdrawalInput = { amount: number; pixKey: string; pixKeyType: PixKeyType; description: string | null };
 export type SendJob = { withdrawalId: string };
 
-type Instant = Date | string | null | undefined; // raw SQL returns timestamps as text
-const iso = (d: Instant) => (d ? new Date(d).toISOString() : null);
-type Fields = Pick<IWithdrawal, 'id' | 'amount' | 'status' | 'pixKey' | 'pixKeyType'> & {
-  description?: string | null; batchId?: string | null; failureReason?: string | null;
-  createdAt: Instant; updatedAt: Instant; completedAt?: Instant; failedAt?: Instant; returnedAt?: Instant;
-};
-
-// The API's withdrawal (spec 2.4 first, then the timestamps and reason a merchant needs to follow it).
-function view(w: Fields) {
-  return {
-    id: w.id,
-    amount: w.amount,
-    description: w.description ?? null,
-    status: w.status,
-    batchId: w.batchId ?? null,
-    pixKey: w.pixKey,
-    pixKeyType: w.pixKeyType,
-    createdAt: iso(w.createdAt)!,
-    updatedAt: iso(w.updatedAt)!,
-    completedAt: iso(w.completedAt),
-    failedAt: iso(w.failedAt),
-    returnedAt: iso(w.returnedAt),
-    failureReason: w.failureReason ?? null,
-  };
-}
-
-export const withdrawalView = (w: IWithdrawal) => view(w);
-
-// A withdrawals row as raw SQL returns it. Hot paths map rows straight to the view: ORM hydration costs more than the query.
-export type WithdrawalRow = {
-  id: string; merchant_id: string; amount: number; description: string | null; status: IWithdrawal['status'];
-  batch_id: string | null; pix_key: string; pix_key_type: IWithdrawal['pixKeyType']; failure_reason: string | null;
-  created_at: Instant; updated_at: Instant; completed_at: Instant; failed_at: Instant; returned_at: Instant;
-};
-export const rowView = (r: WithdrawalRow) => view({
-  id: r.id, amount: r.amount, description: r.description, status: r.status, batchId: r.batch_id, pixKey: r.pix_key,
-  pixKeyType: r.pix_key_type, failureReason: r.failure_reason, createdAt: r.created_at, updatedAt: r.updated_at,
-  completedAt: r.completed_at, failedAt: r.failed_at, returnedAt: r.returned_at,
-});
-
-export type WithdrawalView = ReturnType<typeof withdrawalView>;
-
-// The creation response is a function of the immutable columns (a new withdrawal is always PROCESSING, unsent),
-// so an idempotent replay can return exactly the original body without storing it.
-export function creationView(w: IWithdrawal): WithdrawalView {
-  return { ...withdrawalView(w), status: 'PROCESSING', batchId: null, updatedAt: w.createdAt.toISOString(),
-    completedAt: null, failedAt: null, returnedAt: null, failureReason: null };
-}
-
-function replayOf(prior: IWithdrawal, requestHash: string) {
-  if (prior.requestHash !== requestHash) throw new ConflictError(IDEMPOTENCY_CONFLICT);
-  return { withdrawal: prior, replayed: true };
-}
-
 /**
- * One transaction: the withdrawal row, its send job and the ledger debit (available -> acquirer settlement).
- * The debit refuses to overdraw (guarded UPDATE), so insufficient funds roll everything back with 422.
- * With an idempotency key, a repeat returns the first withdrawal; concurrent repeats meet at the unique key.
+ * POST /v1/merchants/me/withdrawals, one transaction: the withdrawal row, its send job and the ledger debit
+ * (available -> acquirer settlement). The debit refuses to overdraw (guarded UPDATE), so insufficient funds roll
+ * everything back with 422. An idempotency key replays the first withdrawal's creation body.
  */
-export async function createWithdrawal(em: EntityManager, boss: PgBoss, merchantId: string, input: WithdrawalInput,
-  idempotencyKey?: string): Promise<{ withdrawal: IWithdrawal; replayed: boolean }> {
-  const requestHash = idempotencyKey ? hashOf(input) : null;
-  const findPrior = () => em.fork().findOne(Withdrawal, { merchant: merchantId, idempotencyKey });
-  if (idempotencyKey) {
-    const prior = await findPrior();
-    if (prior) return replayOf(prior, requestHash!);
-  }
-  try {
-    const withdrawal = await em.transactional(async (tx) => {
-      const w = tx.create(Withdrawal, { merchant: merchantId, ...input, status: 'PROCESSING', idempotencyKey, requestHash });
-      await sendInTx(tx, boss, QUEUES.withdrawalSend, { withdrawalId: w.id } satisfies SendJob); // flushes the row first
-      // The debit goes last: it locks the ledger rows every payment and withdrawal touch, so hold them the shortest time.
-      await post(tx, 'withdrawal', w.id, [
-        { account: accounts.available(merchantId), amount: -input.amount, merchantId },
-        { account: accounts.acquirerSettlement, amount: input.amount },
-      ]);
-      return w;
-    });
-    return { withdrawal, replayed: false };
-  } catch (err) {
-    // another request with the same key committed first: answer as its replay
-    if (idempotencyKey && err instanceof UniqueConstraintViolationException) {
-      const prior = await findPrior();
-      if (prior) return replayOf(prior, requestHash!);
-    }
-    throw err;
-  }
+export async function createWithdrawal(
+  { boss }: Pick<Services, 'boss'>,
+  em: EntityManager,
+  merchantId: string,
+  input: WithdrawalInput,
+  idempotencyKey?: string,
+) {
+  const { result, replayed } = await createOnce(idempotencyKey, input, {
+    find: () => em.fork().findOne(Withdrawal, { merchant: merchantId, idempotencyKey }),
+    replay: creationView,
+    create: (requestHash) =>
+      em.transactional(async (tx) => {
+        const w = tx.create(Withdrawal, {
+          merchant: merchantId,
+          ...input,
+          status: 'PROCESSING',
+          idempotencyKey,
+          requestHash,
+        });
+        await sendInTx(tx, boss, QUEUES.withdrawalSend, { withdrawalId: w.id } satisfies SendJob); // flushes the row
+        // The debit goes last: it locks the ledger rows every payment and withdrawal touch, so hold them the shortest
+        // time.
+        await post(tx, 'withdrawal', w.id, [
+          { account: accounts.available(merchantId), amount: -input.amount, merchantId },
+          { account: accounts.acquirerSettlement, amount: input.amount },
+        ]);
+        return creationView(w);
+      }),
+  });
+  return { withdrawal: result, replayed };
 }
 
-export async function getWithdrawal(em: EntityManager, merchantId: string, id: string): Promise<IWithdrawal> {
+// GET /v1/merchants/me/withdrawals/:id (404 for unknown ids and other merchants' ids).
+export async function getWithdrawal(em: EntityManager, merchantId: string, id: string) {
   const w = isUuid(id) ? await em.findOne(Withdrawal, { id, merchant: merchantId }) : null;
   if (!w) throw new NotFoundError('Saque não encontrado');
-  return w;
+  return withdrawalView(w);
 }
 
-/**
- * Newest first, in one round trip. `total` comes from the trigger-maintained counter (a few rows), never count(*).
- * The page's ids are found on the (merchant_id, created_at desc, id desc) index alone (an index-only scan: a deep
- * OFFSET skips index entries, not table rows), then only the page's rows are read by primary key. The total gates
- * the scan (a one-time filter), so a page past the end reads nothing. Counter and rows share the statement's snapshot.
- */
+// GET /v1/merchants/me/withdrawals: newest first (total from the append-only counter).
 export async function listWithdrawals(em: EntityManager, merchantId: string, page: number, limit: number) {
-  const offset = (page - 1) * limit;
-  const rows = await em.execute<(Partial<WithdrawalRow> & { total: string })[]>(
-    `select c.total, w.* from (select coalesce(sum(count), 0) as total from withdrawal_counts where merchant_id = ?) c
-       left join lateral (select id from withdrawals where merchant_id = ? and c.total > ?
-                           order by created_at desc, id desc limit ? offset ?) p on true
-       left join withdrawals w on w.id = p.id
-      order by w.created_at desc, w.id desc`,
-    [merchantId, merchantId, offset, limit, offset]);
-  const withdrawals = rows[0].id ? (rows as WithdrawalRow[]).map(rowView) : []; // an empty page is one row with only the total
-  return { page, limit, total: Number(rows[0].total), withdrawals };
+  const { total, rows } = await countedPage<WithdrawalRow>(
+    em,
+    WITHDRAWAL_PAGE,
+    { merchant_id: merchantId },
+    page,
+    limit,
+  );
+  return { page, limit, total, withdrawals: rows.map(rowView) };
 }

@@ -23,7 +23,13 @@ export type TestApp = {
 // The real API listening on an ephemeral port, over its own freshly migrated database.
 export async function startTestApp(env: Record<string, string> = {}, opts: { logger?: Logger } = {}): Promise<TestApp> {
   const databaseUrl = await createTestDatabase();
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: databaseUrl, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: process.env.LOG_LEVEL || 'silent', ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    RATE_LIMIT_ENABLED: 'false',
+    LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
+    ...env,
+  });
   const logger = opts.logger ?? createLogger(config.logLevel, 'test-api');
   const deps = await buildDeps(config, logger);
   const { orm, boss } = deps;
@@ -48,9 +54,23 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { log
 
 // Runs the worker or the webhook daemon beside a test app, each with its own pools and pg-boss instance,
 // as a separate dyno would. Returns its stop function.
-export async function startBackground(app: TestApp, kind: 'worker' | 'webhooks', env: Record<string, string> = {}): Promise<() => Promise<void>> {
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: app.databaseUrl, RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: process.env.LOG_LEVEL || 'silent', ...env });
-  const deps = await buildDeps(config, createLogger(config.logLevel, `test-${kind}`), kind === 'worker' ? { supervise: true, schedule: true } : {});
+export async function startBackground(
+  app: TestApp,
+  kind: 'worker' | 'webhooks',
+  env: Record<string, string> = {},
+): Promise<() => Promise<void>> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: app.databaseUrl,
+    RATE_LIMIT_ENABLED: 'false',
+    LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
+    ...env,
+  });
+  const deps = await buildDeps(
+    config,
+    createLogger(config.logLevel, `test-${kind}`),
+    kind === 'worker' ? { supervise: true, schedule: true } : {},
+  );
   if (kind === 'worker') await startWorker(deps);
   else await startDeliveryDaemon(deps);
   return () => closeDeps(deps);

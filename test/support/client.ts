@@ -2,7 +2,12 @@
 export type Reply<T = any> = { status: number; body: T; headers: Headers };
 
 export function client(baseUrl: string, token?: string) {
-  async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+  async function call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply<T>> {
     const res = await fetch(baseUrl + path, {
       method,
       headers: {
@@ -14,13 +19,19 @@ export function client(baseUrl: string, token?: string) {
     });
     const text = await res.text();
     let parsed: any = text;
-    try { parsed = JSON.parse(text); } catch { /* not JSON: keep the text so the test can say so */ }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON: keep the text so the test can say so */
+    }
     return { status: res.status, body: parsed as T, headers: res.headers };
   }
   return {
     get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, undefined, headers),
-    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', path, body ?? {}, headers),
-    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('PATCH', path, body ?? {}, headers),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('POST', path, body ?? {}, headers),
+    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('PATCH', path, body ?? {}, headers),
     del: <T = any>(path: string, headers?: Record<string, string>) => call<T>('DELETE', path, undefined, headers),
     call,
   };

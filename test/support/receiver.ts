@@ -3,7 +3,14 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
 // A merchant's webhook endpoint on 127.0.0.1: records every request and answers as the test programs it.
-export type Received = { method: string; path: string; headers: IncomingHttpHeaders; body: string; at: number; remotePort: number | undefined };
+export type Received = {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+  remotePort: number | undefined;
+};
 export type Answer = { status?: number; body?: string; headers?: Record<string, string>; hang?: boolean };
 export type Responder = (req: Received, index: number) => Answer;
 
@@ -17,7 +24,14 @@ export async function startReceiver(responder: Responder = () => ({ status: 200,
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: performance.now(), remotePort: req.socket.remotePort };
+      const received = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: performance.now(),
+        remotePort: req.socket.remotePort,
+      };
       requests.push(received);
       const answer = respond(received, requests.length - 1);
       changed();
@@ -33,7 +47,9 @@ export async function startReceiver(responder: Responder = () => ({ status: 200,
     port,
     requests,
     url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
-    reply(next: Responder) { respond = next; },
+    reply(next: Responder) {
+      respond = next;
+    },
     // Resolves with the requests once there are at least `count`; rejects after `timeoutMs`.
     async waitFor(count: number, timeoutMs = 10_000): Promise<Received[]> {
       const deadline = Date.now() + timeoutMs;
@@ -42,7 +58,10 @@ export async function startReceiver(responder: Responder = () => ({ status: 200,
         if (left <= 0) throw new Error(`receiver got ${requests.length} requests, expected ${count}`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
-          changed = () => { clearTimeout(timer); resolve(); };
+          changed = () => {
+            clearTimeout(timer);
+            resolve();
+          };
         });
       }
       return requests.slice();
@@ -55,7 +74,11 @@ export async function startReceiver(responder: Responder = () => ({ status: 200,
 }
 
 // Polls until `check` returns a truthy value (a database row, a count...), or fails after `timeoutMs`.
-export async function waitUntil<T>(check: () => Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
+export async function waitUntil<T>(
+  check: () => Promise<T>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -1,0 +1,60 @@
+// The allowed direction of imports, checked by `npm test` (npm run deps). Bottom up: platform (config, db, queue, http,
+// errors, logger, lifecycle, sql helpers) and pix (the BR Code and QR codec, key and document formats) import no
+// domain module; each domain module imports only the modules listed for it; the composition at the top (src/*.ts:
+// app, worker, deps, database, ops) and apps/, scripts/ may import anything; nothing imports the composition back.
+const MAY_IMPORT = {
+  platform: [],
+  pix: [],
+  auth: ['platform', 'pix'],
+  acquirer: ['platform', 'pix'],
+  merchants: ['auth', 'platform', 'pix'],
+  ledger: ['merchants', 'auth', 'platform'],
+  webhooks: ['merchants', 'auth', 'platform'],
+  'pix-keys': ['webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  charges: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  withdrawals: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  types: ['auth'],
+};
+
+const layers = Object.entries(MAY_IMPORT).map(([module, allowed]) => ({
+  name: `layer-${module}`,
+  comment: `src/${module}/ may import only: ${[module, ...allowed].join(', ')}`,
+  severity: 'error',
+  from: { path: `^src/${module}/`, pathNot: '\\.test\\.ts$' },
+  to: { path: '^src/', pathNot: `^src/(${[module, ...allowed].join('|')})/` },
+}));
+
+// eslint-disable-next-line no-undef -- CommonJS: dependency-cruiser reads this file with require()
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', comment: 'no file cycle', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'no-composition-from-modules',
+      comment: 'the composition (src/*.ts) is the top: modules never import it',
+      severity: 'error',
+      from: { path: '^src/[^/]+/' },
+      to: { path: '^src/[^/]+\\.ts$' },
+    },
+    {
+      name: 'no-unknown-module',
+      comment: 'every folder under src/ has its place in .dependency-cruiser.cjs',
+      severity: 'error',
+      from: { path: '^src/[^/]+/', pathNot: `^src/(${Object.keys(MAY_IMPORT).join('|')})/` },
+      to: {},
+    },
+    {
+      name: 'no-test-code-in-production',
+      severity: 'error',
+      from: { path: '^(src|apps)/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^test/' },
+    },
+    ...layers,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|\\.data|bench/results)' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { OpsError, type Command } from '../platform/ops.ts';
+import { createApiPixClient } from './apipix/client.ts';
+
+// Operator commands of the acquirer (ACQUIRER=apipix).
+export const acquirerCommands: Command[] = [
+  {
+    name: 'acquirer:webhook',
+    summary: "register this service as the PSP webhook of the platform's PIX key (PUT /v2/webhook/{chave})",
+    flags: {
+      'skip-mtls-checking': {
+        type: 'boolean',
+        description:
+          'ask the PSP not to require mTLS on the webhook URL (Efí: x-skip-mtls-checking; the URL has a token)',
+      },
+      'dry-run': { type: 'boolean', description: 'print the URL that would be registered, change nothing' },
+    },
+    async run({ config }, flags) {
+      const c = config.apipix;
+      if (!c) throw new OpsError('ACQUIRER=apipix and the APIPIX_* variables are required');
+      if (!/^https:\/\//.test(config.publicBaseUrl))
+        throw new OpsError("PUBLIC_BASE_URL must be the service's public https:// URL");
+      const webhookUrl = `${config.publicBaseUrl}/v1/acquirer/apipix/${c.webhookToken}`;
+      const shown = webhookUrl.replace(c.webhookToken, `${c.webhookToken.slice(0, 4)}…`);
+      if (flags['dry-run']) return { dryRun: true, chave: c.pixKey, webhookUrl: shown };
+      const pem = (file: string) => readFileSync(file, 'utf8');
+      const client = createApiPixClient({
+        baseUrl: c.baseUrl,
+        clientId: c.clientId,
+        clientSecret: c.clientSecret,
+        cert: pem(c.certFile),
+        key: pem(c.keyFile),
+        ...(c.caFile ? { ca: pem(c.caFile) } : {}),
+        pixKey: c.pixKey,
+        timeoutMs: c.timeoutMs,
+      });
+      try {
+        await client.putWebhook(c.pixKey, webhookUrl, { skipMtlsChecking: flags['skip-mtls-checking'] === true });
+        const registered = await client.getWebhook(c.pixKey);
+        return { chave: c.pixKey, webhookUrl: shown, registered: registered.webhookUrl === webhookUrl };
+      } finally {
+        client.close();
+      }
+    },
+  },
+];

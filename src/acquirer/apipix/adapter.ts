@@ -1,0 +1,114 @@
+// The apipix adapter: the Acquirer port over a PSP speaking the Banco Central "API Pix" (plus Efí's transfer calls).
+import type { Acquirer, PaymentNotification, RefundResult, TransferResult } from '../acquirer.ts';
+import { AcquirerRefusedError, AcquirerUnavailableError } from '../errors.ts';
+import type { ApiPixClient } from './client.ts';
+import { ApiPixError } from './errors.ts';
+import type { Devolucao, Envio, Pix } from './types.ts';
+
+// The PSP's word, in the port's terms; 'unavailable' (no answer) and 'refused' (a definite no) stay apart.
+function portError(err: unknown): unknown {
+  if (!(err instanceof ApiPixError)) return err;
+  if (err.kind === 'unavailable') return new AcquirerUnavailableError();
+  const why = err.problem?.detail ?? err.problem?.title;
+  return new AcquirerRefusedError(`O adquirente recusou a operação${why ? `: ${why}` : ''}`);
+}
+
+async function call<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw portError(err);
+  }
+}
+
+// A 404 is an answer here: the PSP does not know the thing.
+async function orNull<T>(run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof ApiPixError && err.kind === 'not_found') return null;
+    throw portError(err);
+  }
+}
+
+const paymentOf = (pix: Pix): PaymentNotification => ({
+  txid: pix.txid ?? null,
+  endToEndId: pix.endToEndId,
+  amount: pix.amount,
+  paidAt: new Date(pix.horario).toISOString(),
+});
+
+const refundOf = (d: Devolucao): RefundResult =>
+  d.status === 'DEVOLVIDO'
+    ? { status: 'COMPLETED' }
+    : d.status === 'NAO_REALIZADO'
+      ? { status: 'FAILED', failureReason: (d.motivo ?? 'Devolução não realizada pelo adquirente').slice(0, 255) }
+      : { status: 'PROCESSING' };
+
+const transferOf = (e: Envio): TransferResult =>
+  e.status === 'REALIZADO'
+    ? { status: 'COMPLETED', batchId: e.e2eId }
+    : e.status === 'NAO_REALIZADO'
+      ? { status: 'FAILED', batchId: e.e2eId, failureReason: 'Transferência não realizada pelo adquirente' }
+      : { status: 'PROCESSING', batchId: e.e2eId };
+
+// API Pix ids ([a-zA-Z0-9]{1,35}): our UUIDs without their dashes.
+const pspId = (uuid: string) => uuid.replaceAll('-', '');
+
+export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
+  return {
+    name: 'apipix',
+    async createCharge({ txid, amount, expiresIn, description, payer }) {
+      const devedor = payer
+        ? payer.document.length === 11
+          ? { cpf: payer.document, nome: payer.name }
+          : { cnpj: payer.document, nome: payer.name }
+        : undefined;
+      const cob = await call(() =>
+        client.putCob(txid, { expiracao: expiresIn, amount, devedor, solicitacaoPagador: description.slice(0, 140) }),
+      );
+      const location = cob.location ?? cob.loc?.location;
+      if (!cob.pixCopiaECola || !location) throw new AcquirerUnavailableError('O adquirente não devolveu o QR Code');
+      return { qrCode: cob.pixCopiaECola, location };
+    },
+    async cancelCharge(txid) {
+      const cob = await orNull(() => client.getCob(txid));
+      if (cob?.status !== 'ATIVA') return; // unknown, paid or already removed: nothing left to cancel
+      await call(() => client.patchCob(txid, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }));
+    },
+    async confirmPayment(notified) {
+      const pix = await orNull(() => client.getPix(notified.endToEndId));
+      return pix ? paymentOf(pix) : null;
+    },
+    async *paymentsBetween(from, to) {
+      try {
+        for await (const pix of client.allPix({ inicio: from, fim: to })) yield paymentOf(pix);
+      } catch (err) {
+        throw portError(err);
+      }
+    },
+    async refund({ endToEndId, refundId, amount }) {
+      return refundOf(
+        await call(() => client.putDevolucao(endToEndId, pspId(refundId), { amount, natureza: 'ORIGINAL' })),
+      );
+    },
+    async getRefund({ endToEndId, refundId }) {
+      const d = await orNull(() => client.getDevolucao(endToEndId, pspId(refundId)));
+      return d ? refundOf(d) : null;
+    },
+    async transferOut({ idempotencyKey, amount, pixKey, description }) {
+      const envio = await call(() =>
+        client.putEnvio(pspId(idempotencyKey), {
+          amount,
+          favorecido: { chave: pixKey },
+          ...(description ? { pagador: { infoPagador: description.slice(0, 140) } } : {}),
+        }),
+      );
+      return transferOf(envio);
+    },
+    async getTransfer(idempotencyKey) {
+      const envio = await call(() => client.getEnvio(pspId(idempotencyKey)));
+      return envio ? transferOf(envio) : null;
+    },
+  };
+}

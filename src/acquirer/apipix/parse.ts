@@ -1,0 +1,101 @@
+// PSP answers checked where our code depends on them and given their amounts in centavos. A 2xx answer that breaks
+// the standard means the outcome is unknown: ApiPixError 'unavailable', so callers retry idempotently or reconcile.
+import { ApiPixError } from './errors.ts';
+import { fromJsonNumber, fromWire } from './money.ts';
+import type {
+  Cob,
+  CobGerada,
+  Devolucao,
+  DevolucaoWire,
+  Envio,
+  EnvioWire,
+  Infracao,
+  InfracaoWire,
+  Paginacao,
+  Pix,
+  PixWire,
+  WebhookCompleto,
+} from './types.ts';
+
+type Ctx = { call: string; status: number };
+
+function bad(ctx: Ctx, detail: string): ApiPixError {
+  return new ApiPixError({ call: ctx.call, status: ctx.status, kind: 'unavailable', detail });
+}
+
+function object(ctx: Ctx, body: unknown, what: string): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw bad(ctx, `${what} is not an object`);
+  return body as Record<string, unknown>;
+}
+
+function text(ctx: Ctx, o: Record<string, unknown>, field: string): string {
+  if (typeof o[field] !== 'string' || !o[field]) throw bad(ctx, `${field} missing`);
+  return o[field];
+}
+
+function cents(ctx: Ctx, valor: unknown, field: string, read: (v: unknown) => number = fromWire): number {
+  try {
+    return read(valor);
+  } catch (err) {
+    throw bad(ctx, `${field}: ${(err as Error).message}`);
+  }
+}
+
+export function parseDevolucao(ctx: Ctx, body: unknown): Devolucao {
+  const d = object(ctx, body, 'devolucao');
+  text(ctx, d, 'id');
+  text(ctx, d, 'status');
+  return { ...(d as DevolucaoWire), amount: cents(ctx, d.valor, 'devolucao.valor') };
+}
+
+export function parsePix(ctx: Ctx, body: unknown): Pix {
+  const p = object(ctx, body, 'pix');
+  text(ctx, p, 'endToEndId');
+  text(ctx, p, 'horario');
+  const devolucoes = Array.isArray(p.devolucoes) ? p.devolucoes.map((d) => parseDevolucao(ctx, d)) : undefined;
+  return { ...(p as PixWire), amount: cents(ctx, p.valor, 'pix.valor'), devolucoes };
+}
+
+export function parseCob(ctx: Ctx, body: unknown): Cob {
+  const c = object(ctx, body, 'cob');
+  text(ctx, c, 'txid');
+  text(ctx, c, 'status');
+  const valor = object(ctx, c.valor, 'valor');
+  const pix = Array.isArray(c.pix) ? c.pix.map((p) => parsePix(ctx, p)) : undefined;
+  return { ...(c as CobGerada), amount: cents(ctx, valor.original, 'valor.original'), pix };
+}
+
+export function parseEnvio(ctx: Ctx, body: unknown): Envio {
+  const e = object(ctx, body, 'envio');
+  text(ctx, e, 'idEnvio');
+  text(ctx, e, 'status');
+  const e2eId = typeof e.e2eId === 'string' ? e.e2eId : typeof e.endToEndId === 'string' ? e.endToEndId : null;
+  return { ...(e as EnvioWire), amount: cents(ctx, e.valor, 'envio.valor'), e2eId };
+}
+
+export function parseInfracao(ctx: Ctx, body: unknown): Infracao {
+  const i = object(ctx, body, 'infracao');
+  text(ctx, i, 'idInfracao');
+  text(ctx, i, 'endToEndId');
+  text(ctx, i, 'status');
+  // Efí sends a JSON number; a PSP that follows the standard's habit sends "10.50": both are read exactly.
+  const read = typeof i.valor === 'string' ? fromWire : fromJsonNumber;
+  return { ...(i as InfracaoWire), amount: cents(ctx, i.valor, 'infracao.valor', read) };
+}
+
+export function parseWebhook(ctx: Ctx, body: unknown): WebhookCompleto {
+  const w = object(ctx, body, 'webhook');
+  text(ctx, w, 'webhookUrl');
+  return w as WebhookCompleto;
+}
+
+export function parsePage<T>(ctx: Ctx, body: unknown, listField: string, parse: (ctx: Ctx, item: unknown) => T) {
+  const b = object(ctx, body, 'answer');
+  const paginacao = object(ctx, object(ctx, b.parametros, 'parametros').paginacao, 'paginacao') as Paginacao;
+  if (!Number.isInteger(paginacao.paginaAtual) || !Number.isInteger(paginacao.quantidadeDePaginas)) {
+    throw bad(ctx, 'paginacao without paginaAtual/quantidadeDePaginas');
+  }
+  const list = b[listField] ?? []; // the standard omits the list of an empty page
+  if (!Array.isArray(list)) throw bad(ctx, `${listField} is not a list`);
+  return { paginacao, items: list.map((item) => parse(ctx, item)) };
+}

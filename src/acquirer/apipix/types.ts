@@ -1,0 +1,139 @@
+// Wire shapes of the Banco Central API Pix 2.9.0 (schemas named as in bcb-api-pix-2.9.0.yaml) and of the few
+// Efí-specific calls. Amounts on the wire are decimal strings; the client adds `amount` (centavos) to what it returns.
+
+export type Devedor = { cpf: string; nome: string } | { cnpj: string; nome: string };
+export type InfoAdicional = { nome: string; valor: string };
+
+// CobSolicitada: the body of PUT /v2/cob/{txid}.
+export type CobSolicitada = {
+  calendario: { expiracao: number };
+  devedor?: Devedor;
+  valor: { original: string; modalidadeAlteracao?: 0 | 1 };
+  chave: string;
+  solicitacaoPagador?: string;
+  infoAdicionais?: InfoAdicional[];
+};
+
+// CobRevisada: the body of PATCH /v2/cob/{txid}; every field optional.
+export type CobRevisada = Partial<CobSolicitada> & { status?: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' };
+
+export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
+
+// CobGerada (PUT/PATCH answer) and CobCompleta (GET answer, with the Pix received).
+export type CobGerada = {
+  calendario: { criacao: string; expiracao: number };
+  txid: string;
+  revisao: number;
+  loc?: { id: number; location: string; tipoCob: 'cob' | 'cobv'; criacao?: string };
+  location?: string;
+  status: CobStatus;
+  devedor?: Devedor;
+  valor: { original: string; modalidadeAlteracao?: 0 | 1 };
+  chave: string;
+  solicitacaoPagador?: string;
+  infoAdicionais?: InfoAdicional[];
+  pixCopiaECola?: string;
+  pix?: PixWire[];
+};
+
+export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+export type DevolucaoNatureza = 'ORIGINAL' | 'RETIRADA' | 'MED_OPERACIONAL' | 'MED_FRAUDE' | 'MED_PIX_AUTOMATICO';
+
+// DevolucaoSolicitada: the body of PUT /v2/pix/{e2eid}/devolucao/{id}.
+export type DevolucaoSolicitada = { valor: string; natureza?: 'ORIGINAL' | 'RETIRADA'; descricao?: string };
+
+export type DevolucaoWire = {
+  id: string;
+  rtrId: string;
+  valor: string;
+  natureza?: DevolucaoNatureza;
+  descricao?: string;
+  horario: { solicitacao?: string; liquidacao?: string };
+  status: DevolucaoStatus;
+  motivo?: string;
+};
+
+export type PixWire = {
+  endToEndId: string;
+  txid?: string;
+  valor: string;
+  componentesValor?: Record<string, unknown>;
+  chave?: string;
+  horario: string;
+  infoPagador?: string;
+  devolucoes?: DevolucaoWire[];
+};
+
+export type Paginacao = {
+  paginaAtual: number;
+  itensPorPagina: number;
+  quantidadeDePaginas: number;
+  quantidadeTotalDeItens: number;
+};
+
+// WebhookCompleto: the answer of GET /v2/webhook/{chave}.
+export type WebhookCompleto = { webhookUrl: string; chave?: string; cnpj?: string; criacao: string };
+
+// Problema (RFC 7807 problem+json), the body of every PSP error.
+export type Violacao = { razao?: string; propriedade?: string; valor?: string };
+export type Problema = {
+  type?: string;
+  title?: string;
+  status?: number;
+  detail?: string;
+  correlationId?: string;
+  violacoes?: Violacao[];
+};
+
+// Efí: PUT /v3/gn/pix/{idEnvio} and GET /v2/gn/pix/enviados/id-envio/{idEnvio} (sdk-node-apis-efi, src/types/pix.ts).
+export type EnvioStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
+export type EnvioSolicitado = {
+  valor: string;
+  pagador: { chave: string; infoPagador?: string };
+  favorecido: { chave: string; cpf?: string; cnpj?: string };
+};
+export type EnvioWire = {
+  idEnvio: string;
+  e2eId?: string; // the PUT answer as the contract and Efí's examples write it
+  endToEndId?: string; // the GET answer (and the SDK's typing of the PUT answer)
+  valor: string;
+  horario: { solicitacao: string; liquidacao?: string };
+  status: EnvioStatus;
+  chave?: string;
+  infoPagador?: string;
+  favorecido?: { chave?: string } & Record<string, unknown>;
+};
+
+// Efí MED: GET /v2/gn/infracoes (sdk-node-apis-efi, MedListResponseSchema). `valor` is a JSON number of reais there.
+export type InfracaoStatus = 'ABERTA' | 'EM_DEFESA' | 'ACEITA' | 'REJEITADA' | 'CANCELADA_EFI';
+export type InfracaoWire = {
+  idInfracao: string;
+  endToEndId: string;
+  protocolo?: number;
+  dataTransacao?: string;
+  valor: number;
+  chave?: string;
+  status: InfracaoStatus;
+  razao?: string; // why the payer's PSP opened it (what the contract calls `tipo`)
+  tipoSituacao?: string;
+  tipoFraude?: string;
+  comentario?: string;
+  defesa?: string;
+  justificativaAnalista?: string;
+  identificadorTicket?: number[];
+  dadosAnalise?: { abertura: string; prazoFinalizacao: string; recebimentoDefesa?: string; finalizacao?: string };
+  origem?: Record<string, unknown>;
+  destino?: Record<string, unknown>;
+  criadoEm: string; // what the contract calls `dataCriacao`
+  atualizadoEm?: string;
+};
+// Efí accepts only `rejeitado` (the merchant contests); accepting is done by not defending.
+export type DefesaSolicitada = { analise: 'rejeitado'; justificativa: string };
+
+// What the client returns: the wire object plus its amount in centavos.
+export type Devolucao = DevolucaoWire & { amount: number };
+export type Pix = Omit<PixWire, 'devolucoes'> & { amount: number; devolucoes?: Devolucao[] };
+export type Cob = Omit<CobGerada, 'pix'> & { amount: number; pix?: Pix[] };
+export type Envio = Omit<EnvioWire, 'e2eId'> & { amount: number; e2eId: string | null };
+export type Infracao = InfracaoWire & { amount: number };
+export type PixPage = { paginacao: Paginacao; pix: Pix[] };

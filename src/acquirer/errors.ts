@@ -1,0 +1,15 @@
+import { HttpError } from '../platform/errors.ts';
+
+// The PSP did not answer (down, timeout, 5xx): nothing was decided there, the same request may be retried.
+export class AcquirerUnavailableError extends HttpError {
+  constructor(message = 'Adquirente indisponível no momento; tente novamente em instantes') {
+    super(503, message);
+  }
+}
+
+// The PSP answered and refused: retrying the same request will not help.
+export class AcquirerRefusedError extends HttpError {
+  constructor(message = 'O adquirente recusou a operação') {
+    super(502, message);
+  }
+}

@@ -1,0 +1,120 @@
+import express, { Router } from 'express';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Services } from '../platform/services.ts';
+import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
+import { UnauthorizedError, ValidationError } from '../platform/errors.ts';
+import { QUEUES } from '../platform/queue.ts';
+import { acceptPayments } from './charges.service.ts';
+import type { RefundJob } from './returns.states.ts';
+
+type Deps = Services & { acquirer: Acquirer };
+
+export const SIGNATURE_HEADER = 'x-acquirer-signature';
+
+export function signAcquirerBody(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+// API Pix "valor" ("10.50") to centavos without floating point.
+function toCents(valor: unknown): number | null {
+  if (typeof valor !== 'string' || !/^\d{1,10}\.\d{2}$/.test(valor)) return null;
+  return Number(valor.replace('.', ''));
+}
+
+function parsePix(body: unknown): PaymentNotification[] {
+  const pix = (body as { pix?: unknown })?.pix;
+  if (!Array.isArray(pix) || pix.length === 0 || pix.length > 1000)
+    throw new ValidationError([{ field: 'pix', message: 'pix deve ser uma lista de 1 a 1000 pagamentos' }]);
+  return pix.map((p: Record<string, unknown>, i) => {
+    const amount = toCents(p?.valor);
+    const ok =
+      (p?.txid === undefined || (typeof p.txid === 'string' && /^[a-zA-Z0-9]{26,35}$/.test(p.txid))) &&
+      typeof p.endToEndId === 'string' &&
+      /^[a-zA-Z0-9]{32}$/.test(p.endToEndId) &&
+      amount !== null &&
+      typeof p.horario === 'string' &&
+      !Number.isNaN(Date.parse(p.horario));
+    if (!ok)
+      throw new ValidationError([
+        { field: `pix[${i}]`, message: 'pagamento inválido: endToEndId, valor e horario são obrigatórios' },
+      ]);
+    return {
+      txid: (p.txid as string | undefined) ?? null,
+      endToEndId: p.endToEndId as string,
+      amount: amount!,
+      paidAt: new Date(p.horario as string).toISOString(),
+    };
+  });
+}
+
+// POST /v1/acquirer/notifications: the acquirer's payment webhook (API Pix `pix` array), authenticated by an
+// HMAC-SHA256 of the raw body. It only enqueues; the worker settles.
+export function acquirerNotificationRoutes({ config, boss }: Deps): Router {
+  const router = Router();
+  router.post('/', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const given = Buffer.from(req.header(SIGNATURE_HEADER) ?? '');
+    const expected = Buffer.from(signAcquirerBody(config.acquirerWebhookSecret, raw.toString('utf8')));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new UnauthorizedError('Assinatura do adquirente inválida');
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new ValidationError([], 'JSON malformado no corpo da requisição');
+    }
+    const notifications = parsePix(body);
+    await acceptPayments({ boss }, notifications);
+    res.json({ received: notifications.length });
+  });
+  return router;
+}
+
+const E2EID = /^[a-zA-Z0-9]{32}$/;
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+// Our refund ids are UUIDs; at the acquirer they go without dashes (API Pix ids are alphanumeric).
+const refundIdOf = (pspId: string) =>
+  /^[0-9a-f]{32}$/.test(pspId)
+    ? `${pspId.slice(0, 8)}-${pspId.slice(8, 12)}-${pspId.slice(12, 16)}-${pspId.slice(16, 20)}-${pspId.slice(20)}`
+    : null;
+
+/**
+ * POST /v1/acquirer/apipix/:token and .../:token/pix (ACQUIRER=apipix): the PSP's webhook, registered with
+ * `npm run ops -- acquirer:webhook`. The token (APIPIX_WEBHOOK_TOKEN) is compared in constant time; a wrong one is 401
+ * and changes nothing. Nothing in the body is trusted: each Pix is re-read from the PSP by the worker before it settles
+ * anything, and each devolução it lists is asked about again.
+ */
+export function apiPixNotificationRoutes({ config, boss }: Deps): Router {
+  const router = Router();
+  const token = sha256(config.apipix!.webhookToken);
+  router.post(['/:token', '/:token/pix'], express.json({ limit: '1mb' }), async (req, res) => {
+    if (!timingSafeEqual(sha256(String(req.params.token)), token))
+      throw new UnauthorizedError('Token do webhook inválido');
+    const pix = (req.body as { pix?: unknown })?.pix;
+    if (!Array.isArray(pix) || pix.length === 0 || pix.length > 1000) {
+      throw new ValidationError([{ field: 'pix', message: 'pix deve ser uma lista de 1 a 1000 pagamentos' }]);
+    }
+    const items = pix as Record<string, unknown>[];
+    const bad = items.findIndex((p) => typeof p?.endToEndId !== 'string' || !E2EID.test(p.endToEndId));
+    if (bad >= 0) throw new ValidationError([{ field: `pix[${bad}].endToEndId`, message: 'endToEndId inválido' }]);
+    // hints only (the worker asks the PSP): what was notified, so the logs can tell what the PSP then confirmed
+    const payments = items.map((p) => ({
+      txid: typeof p.txid === 'string' ? p.txid : null,
+      endToEndId: p.endToEndId as string,
+      amount: toCents(p.valor) ?? 0,
+      paidAt:
+        typeof p.horario === 'string' && !Number.isNaN(Date.parse(p.horario))
+          ? new Date(p.horario).toISOString()
+          : new Date().toISOString(),
+    }));
+    await acceptPayments({ boss }, payments);
+    const refunds = items
+      .flatMap((p) => (Array.isArray(p.devolucoes) ? (p.devolucoes as { id?: unknown }[]) : []))
+      .map((d) => (typeof d?.id === 'string' ? refundIdOf(d.id) : null))
+      .filter((id): id is string => id !== null);
+    for (const refundId of refunds)
+      await boss.send(QUEUES.refundSend, { refundId } satisfies RefundJob, { singletonKey: refundId });
+    res.json({ received: payments.length, refunds: refunds.length });
+  });
+  return router;
+}

@@ -1,0 +1,37 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { BaseSchema } from '../platform/base.entity.ts';
+import { Merchant } from '../merchants/merchant.entity.ts';
+import { Charge } from './charge.entity.ts';
+import { UnmatchedPayment } from './unmatched-payment.entity.ts';
+
+export const REFUND_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
+
+// A devolução: a received Pix sent back to its payer, either a merchant's refund of a PAID charge (charge) or the
+// return of a payment that could pay no charge (unmatchedPayment). Final only when the acquirer says so; its id is the
+// devolução id at the acquirer (without dashes), so a retry never returns the money twice.
+export const Refund = defineEntity({
+  name: 'Refund',
+  tableName: 'refunds',
+  extends: BaseSchema,
+  indexes: [
+    {
+      name: 'refunds_one_in_progress_per_charge',
+      expression: `create unique index "refunds_one_in_progress_per_charge" on "refunds" ("charge_id") where "status" = 'PROCESSING'`,
+    },
+    {
+      name: 'refunds_processing_idx',
+      expression: `create index "refunds_processing_idx" on "refunds" ("updated_at") where "status" = 'PROCESSING'`,
+    },
+  ],
+  properties: {
+    merchant: () => p.manyToOne(Merchant).nullable().index(),
+    charge: () => p.manyToOne(Charge).nullable().index(),
+    unmatchedPayment: () => p.manyToOne(UnmatchedPayment).nullable().index(),
+    endToEndId: p.string().length(32),
+    amount: p.integer(),
+    status: p.enum([...REFUND_STATUSES]).default('PROCESSING'),
+    failureReason: p.string().length(255).nullable(),
+    completedAt: p.datetime().nullable(),
+    failedAt: p.datetime().nullable(),
+  },
+});

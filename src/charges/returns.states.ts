@@ -1,0 +1,205 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Services } from '../platform/services.ts';
+import type { Acquirer, PaymentNotification, RefundResult } from '../acquirer/acquirer.ts';
+import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
+import { isUuid, newId } from '../platform/base.entity.ts';
+import { QUEUES, sendInTx } from '../platform/queue.ts';
+import { accounts, InsufficientFundsError, post } from '../ledger/ledger.service.ts';
+import { markRefunded, type PayOutcome } from './charges.states.ts';
+import * as sql from './charges.sql.ts';
+
+/**
+ * Money going back to payers: devoluções (refunds) and the payments that could pay no charge (unmatched). A devolução
+ * is final only when the acquirer says so; until then its amount sits on a suspense account of the ledger:
+ * - a merchant's refund holds the charge's net (from the merchant's available balance) and fee (from the platform) on
+ *   suspense:refunds; COMPLETED (DEVOLVIDO) -> the charge REFUNDED, the money out; FAILED (NAO_REALIZADO) -> both back.
+ * - an unmatched payment is held on suspense:unmatched and returned; RETURN_FAILED keeps it there for an operator.
+ */
+export const REFUND_TRANSITIONS = {
+  complete: { from: ['PROCESSING'], to: 'COMPLETED' },
+  fail: { from: ['PROCESSING'], to: 'FAILED' },
+} as const satisfies Record<string, { from: readonly sql.RefundRow['status'][]; to: sql.RefundRow['status'] }>;
+
+export const UNMATCHED_TRANSITIONS = {
+  returned: { from: ['RETURNING'], to: 'RETURNED' },
+  returnFailed: { from: ['RETURNING'], to: 'RETURN_FAILED' },
+} as const;
+
+const COMPLETE_REFUND = sql.COMPLETE_REFUND(REFUND_TRANSITIONS.complete.from);
+const FAIL_REFUND = sql.FAIL_REFUND(REFUND_TRANSITIONS.fail.from);
+const RETURNED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returned.from);
+const RETURN_FAILED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returnFailed.from);
+
+export type RefundJob = { refundId: string };
+
+type Deps = Pick<Services, 'orm' | 'boss' | 'logger'> & { acquirer: Acquirer };
+
+const REFUND_IN_PROGRESS = 'Já existe um estorno em andamento para esta cobrança';
+
+// POST /v1/charges/:id/refund: the whole payment goes back to the payer once the acquirer confirms it.
+export async function requestRefund(deps: Pick<Services, 'boss'>, em: EntityManager, merchantId: string, id: string) {
+  if (!isUuid(id)) throw new NotFoundError('Cobrança não encontrada');
+  try {
+    return await em.transactional(async (tx) => {
+      const [c] = await tx.execute<sql.MerchantChargeRow[]>(sql.CHARGE_FOR_REFUND, [id, merchantId]);
+      if (!c) throw new NotFoundError('Cobrança não encontrada');
+      if (c.status !== 'PAID') throw new BusinessRuleError('Apenas cobranças pagas podem ser estornadas');
+      const [refund] = await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
+        newId(),
+        merchantId,
+        c.id,
+        null,
+        c.end_to_end_id,
+        c.amount,
+      ]);
+      await sendInTx(tx, deps.boss, QUEUES.refundSend, { refundId: refund.id } satisfies RefundJob);
+      // the ledger last (its rows stay locked only until the commit); refused funds roll everything above back
+      await post(tx, 'refund.hold', refund.id, [
+        { account: accounts.available(merchantId), amount: -(c.amount - c.fee), merchantId },
+        { account: accounts.platformFees, amount: -c.fee },
+        { account: accounts.refundsInProgress, amount: c.amount },
+      ]).catch((err: unknown) => {
+        throw err instanceof InsufficientFundsError ? new BusinessRuleError('Saldo insuficiente') : err;
+      });
+      return { charge: sql.chargeRowView(c, { tracking: true }), refund: sql.refundView(refund) };
+    });
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) throw new ConflictError(REFUND_IN_PROGRESS);
+    throw err;
+  }
+}
+
+const REASONS: Partial<Record<PayOutcome, string>> = {
+  unknown: 'UNKNOWN_CHARGE',
+  late: 'EXPIRED',
+  already_paid: 'ALREADY_PAID',
+  mismatch: 'AMOUNT_MISMATCH',
+};
+
+// Why an unmatched payment is kept, or null when the outcome is not one (paid, or a redelivery of a payment).
+export const unmatchedReason = (outcome: PayOutcome): string | null => REASONS[outcome] ?? null;
+
+/**
+ * In the settlement's transaction: a payment that paid nothing is recorded once (by endToEndId), held on
+ * suspense:unmatched, and its devolução requested. Returns false when it was already recorded.
+ */
+export async function recordUnmatched(
+  deps: Pick<Services, 'boss'>,
+  tx: EntityManager,
+  n: PaymentNotification,
+  reason: string,
+): Promise<boolean> {
+  const [u] = await tx.execute<sql.UnmatchedRow[]>(sql.INSERT_UNMATCHED, [
+    newId(),
+    n.endToEndId,
+    n.txid,
+    n.txid,
+    n.amount,
+    n.paidAt,
+    reason,
+  ]);
+  if (!u) return false;
+  const [refund] = await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
+    newId(),
+    null,
+    null,
+    u.id,
+    u.end_to_end_id,
+    u.amount,
+  ]);
+  await sendInTx(tx, deps.boss, QUEUES.refundSend, { refundId: refund.id } satisfies RefundJob);
+  await post(tx, 'payment.unmatched', u.id, [
+    { account: accounts.acquirerSettlement, amount: -u.amount },
+    { account: accounts.unmatchedPayments, amount: u.amount },
+  ]);
+  return true;
+}
+
+// The refund.send job: asks the acquirer for the devolução (idempotent by its id) and records the answer.
+export async function sendRefund(deps: Deps, refundId: string): Promise<void> {
+  const [r] = await deps.orm.em.fork().execute<sql.RefundRow[]>(sql.REFUND_BY_ID, [refundId]);
+  if (!r || r.status !== 'PROCESSING') return;
+  const result = await deps.acquirer.refund({ endToEndId: r.end_to_end_id, refundId: r.id, amount: r.amount });
+  await applyRefundResult(deps, r.id, result);
+}
+
+// What the acquirer says of a devolução, applied once: every outcome is a guarded UPDATE with its postings and event.
+export async function applyRefundResult(deps: Deps, refundId: string, result: RefundResult): Promise<void> {
+  if (result.status === 'PROCESSING') {
+    await deps.orm.em.fork().execute(sql.TOUCH_REFUND, [refundId]);
+    return;
+  }
+  const done = await deps.orm.em.fork().transactional(async (tx) => {
+    if (result.status === 'COMPLETED') {
+      const [r] = await tx.execute<sql.RefundRow[]>(COMPLETE_REFUND, [refundId]);
+      if (!r) return null;
+      if (r.charge_id) await markRefunded(deps, tx, r.charge_id);
+      else await tx.execute(RETURNED, [UNMATCHED_TRANSITIONS.returned.to, r.unmatched_payment_id]);
+      const from = r.charge_id ? accounts.refundsInProgress : accounts.unmatchedPayments;
+      await post(tx, r.charge_id ? 'refund.complete' : 'unmatched.return', r.id, [
+        { account: from, amount: -r.amount },
+        { account: accounts.acquirerSettlement, amount: r.amount },
+      ]);
+      return r;
+    }
+    const reason = (result.failureReason ?? 'Devolução não realizada pelo adquirente').slice(0, 255);
+    const [r] = await tx.execute<sql.RefundRow[]>(FAIL_REFUND, [reason, refundId]);
+    if (!r) return null;
+    if (r.charge_id) {
+      // the hold goes back where it came from: the charge is simply PAID again
+      const [c] = await tx.execute<{ fee: number; merchant_id: string }[]>(sql.CHARGE_FEE, [r.charge_id]);
+      await post(tx, 'refund.release', r.id, [
+        { account: accounts.refundsInProgress, amount: -r.amount },
+        { account: accounts.available(c.merchant_id), amount: r.amount - c.fee, merchantId: c.merchant_id },
+        { account: accounts.platformFees, amount: c.fee },
+      ]);
+    } else {
+      await tx.execute(RETURN_FAILED, [UNMATCHED_TRANSITIONS.returnFailed.to, r.unmatched_payment_id]);
+    }
+    return r;
+  });
+  if (done?.status === 'FAILED') {
+    // the operator is told: here, and in `npm run ops -- refunds:failed` / `payments:unmatched`
+    deps.logger.error(
+      {
+        refundId,
+        chargeId: done.charge_id,
+        unmatchedPaymentId: done.unmatched_payment_id,
+        reason: done.failure_reason,
+      },
+      done.charge_id
+        ? 'refund not made by the acquirer: the charge is PAID again'
+        : 'unmatched payment could not be returned',
+    );
+  } else if (done) {
+    deps.logger.info({ refundId, chargeId: done.charge_id }, 'refund completed by the acquirer');
+  }
+}
+
+/**
+ * Devoluções in progress with no word for `olderThanSeconds` are asked about again; one the acquirer never received is
+ * requested again (idempotent by id). One failing refund does not stop the rest.
+ */
+export async function reconcileRefunds(deps: Deps, { olderThanSeconds }: { olderThanSeconds: number }) {
+  const summary = { checked: 0, resent: 0, applied: 0, errors: 0 };
+  const em = deps.orm.em.fork();
+  const cutoff = new Date(Date.now() - olderThanSeconds * 1000);
+  for (let after = '00000000-0000-0000-0000-000000000000'; ;) {
+    const batch = await em.execute<sql.RefundRow[]>(sql.STALE_REFUNDS, [cutoff, after]);
+    for (const r of batch) {
+      summary.checked++;
+      try {
+        const seen = await deps.acquirer.getRefund({ endToEndId: r.end_to_end_id, refundId: r.id });
+        if (seen) await applyRefundResult(deps, r.id, seen);
+        else await sendRefund(deps, r.id);
+        summary[seen ? 'applied' : 'resent']++;
+      } catch (err) {
+        summary.errors++;
+        deps.logger.error({ err, refundId: r.id }, 'refund reconciliation failed');
+      }
+    }
+    if (batch.length < 100) return summary;
+    after = batch[batch.length - 1].id;
+  }
+}

@@ -1,0 +1,42 @@
+import pg from 'pg';
+import type { Db } from 'pg-boss';
+import type { Logger } from './logger.ts';
+
+export type Query = <R = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
+
+// A plain node-postgres pool for processes that need no entities (the webhook daemon stays small without the ORM).
+// JS arrays bind as PostgreSQL arrays here.
+export type PgPool = {
+  query: Query;
+  // One transaction; `jobs` is the same transaction as a pg-boss `db` option, so a job commits or rolls back with the
+  // rows.
+  transaction: <T>(work: (query: Query, jobs: Db) => Promise<T>) => Promise<T>;
+  close: () => Promise<void>;
+};
+
+export function createPgPool(connectionString: string, max: number, logger: Logger, name: string): PgPool {
+  const pool = new pg.Pool({ connectionString, max, application_name: name });
+  // An idle connection dropped by the server: the pool replaces it on the next checkout.
+  pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
+
+  async function transaction<T>(work: (query: Query, jobs: Db) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    const query: Query = (text, values) => client.query(text, values) as never;
+    try {
+      await client.query('begin');
+      const result = await work(query, { executeSql: query });
+      await client.query('commit');
+      client.release();
+      return result;
+    } catch (err) {
+      // A connection whose rollback fails is broken: release(err) discards it instead of pooling it.
+      await client.query('rollback').then(
+        () => client.release(),
+        (e: Error) => client.release(e),
+      );
+      throw err;
+    }
+  }
+
+  return { query: (text, values) => pool.query(text, values) as never, transaction, close: () => pool.end() };
+}

@@ -1,0 +1,7 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PgBoss } from 'pg-boss';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+
+// What every process is built from (src/deps.ts builds it); modules take the narrow parts they need.
+export type Services = { config: Config; orm: MikroORM; boss: PgBoss; logger: Logger };

@@ -1,0 +1,121 @@
+// Every statement on the events, webhooks and webhook_deliveries tables, with the rows they return and their views.
+// Numbered parameters ($1): these run on plain node-postgres connections (the daemon's pool, a pg-boss `db`).
+// Statements run through MikroORM (em.execute) use `?` and say so.
+
+// One attempt of one delivery. `attempt` is the attempts count the row must still have (a stale or duplicated job
+// finds it moved on and does nothing); `step` is the position in the retry schedule of this run (a replay restarts it).
+export type DeliverJob = { id: string; attempt: number; step: number };
+
+export type EventRow = { id: string; merchant_id: string; type: string; data: unknown; created_at: Date };
+export type SubscriberRow = { id: string; merchant_id: string; url: string; events: string[] };
+export type DeliveryRow = {
+  id: string;
+  delivery_id: string;
+  webhook_id: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  webhook_status: string;
+  deleted: boolean;
+};
+export type LogRow = {
+  webhook_id: string;
+  id: string;
+  delivery_id: string;
+  event_type: string;
+  url: string;
+  payload: string;
+  status_code: number | null;
+  response: string | null;
+  attempts: number;
+  success: boolean;
+  created_at: Date;
+};
+export type ReplayCandidate = {
+  id: string;
+  delivery_id: string;
+  status: string;
+  attempts: number;
+  webhook_status: string;
+  deleted_at: string | null;
+};
+
+// The ACTIVE webhooks of these merchants: who gets a delivery of their events.
+export const SUBSCRIBERS = `select id, merchant_id, url, events from webhooks
+  where merchant_id = any($1::uuid[]) and status = 'ACTIVE' and deleted_at is null`;
+
+// One delivery per (event, webhook); a re-run inserts nothing (and so enqueues nothing).
+export const INSERT_DELIVERIES = `insert into webhook_deliveries (id, created_at, updated_at, delivery_id, event_id,
+    webhook_id, event_type, url,
+    payload, status, attempts, success, next_attempt_at)
+  select r.id, now(), now(), r.delivery_id, r.event_id, r.webhook_id, r.event_type, r.url, r.payload, 'PENDING', 0,
+  false, now()
+  from jsonb_to_recordset($1::jsonb) as r(id uuid, delivery_id text, event_id uuid, webhook_id uuid, event_type text,
+  url text, payload text)
+  on conflict (event_id, webhook_id) do nothing
+  returning id`;
+
+// The daemon's view of a batch: each delivery with its webhook's current url, secret and status.
+export const LOAD_DELIVERIES = `select d.id, d.delivery_id, d.webhook_id, d.payload, d.status, d.attempts,
+    w.url, w.secret, w.status as webhook_status, w.deleted_at is not null as deleted
+  from webhook_deliveries d join webhooks w on w.id = d.webhook_id where d.id = any($1::uuid[])`;
+
+// Deliveries of a webhook paused or deleted since they were queued: no further attempt.
+export const CANCEL_DELIVERIES = `update webhook_deliveries d set status = 'CANCELED', next_attempt_at = null,
+    updated_at = now()
+  from unnest($1::uuid[], $2::int[]) as c(id, attempts) where d.id = c.id and d.status = 'PENDING' and d.attempts =
+  c.attempts`;
+
+// Attempts recorded together, each row guarded by its attempts count so a duplicated job can never count or schedule
+// twice; it returns the rows it moved, and only those get a retry job.
+export const RECORD_ATTEMPTS = `update webhook_deliveries d set attempts = d.attempts + 1, status_code = r.status_code,
+    response = r.response,
+    success = r.success, status = r.status, url = r.url, last_attempt_at = r.attempted_at,
+    next_attempt_at = now() + r.delay * interval '1 second', updated_at = now()
+  from jsonb_to_recordset($1::jsonb) as r(id uuid, attempts int, status_code int, response text, success boolean, status
+  text,
+    url text, attempted_at timestamptz, delay float8)
+  where d.id = r.id and d.status = 'PENDING' and d.attempts = r.attempts
+  returning d.id`;
+
+// (MikroORM, `?`) The last `limit` logs of each webhook through LATERAL, served by (webhook_id, created_at desc, id
+// desc).
+export const LAST_LOGS = (
+  limit: number,
+) => `select l.* from (select id from webhooks where id in (?)) w cross join lateral (
+    select d.webhook_id, d.id, d.delivery_id, d.event_type, d.url, d.payload, d.status_code, d.response, d.attempts,
+    d.success, d.created_at
+    from webhook_deliveries d where d.webhook_id = w.id order by d.created_at desc, d.id desc limit ${limit}
+  ) l order by l.created_at desc, l.id desc`;
+
+// (MikroORM, `?`) Serialises webhook creations of one merchant, so two concurrent requests cannot both pass the limit.
+export const LOCK_MERCHANT = 'select id from merchants where id = ? for update';
+
+// (MikroORM, `?`) Replay candidates, locked so two operators (or a replay racing a daemon) cannot enqueue one twice.
+export const REPLAY_CANDIDATES = (
+  where: string[],
+) => `select d.id, d.delivery_id, d.status, d.attempts, w.status as webhook_status, w.deleted_at
+  from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+  where ${where.join(' and ')} order by d.created_at, d.id for update of d`;
+
+// (MikroORM, `?`) One JSON parameter however many rows: `in (?)` would spend one bind parameter per id (at most 65535).
+export const REPLAY = `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), updated_at = now()
+  where id in (select jsonb_array_elements_text(?::jsonb)::uuid)`;
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+// A delivery log as the API lists it (spec 2.6).
+export const logView = (r: LogRow) => ({
+  id: r.id,
+  deliveryId: r.delivery_id,
+  event: r.event_type,
+  url: r.url,
+  payload: r.payload,
+  statusCode: r.status_code,
+  response: r.response,
+  attempts: r.attempts,
+  success: r.success,
+  createdAt: iso(r.created_at),
+});

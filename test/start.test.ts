@@ -1,0 +1,129 @@
+// `npm start` as a process manager, `docker stop` or `kill <pid>` would treat it: a signal to the npm process only.
+// Whatever the signal, every process it started (supervisor, API, worker, daemon, database host, PostgreSQL and its
+// backends) has to be gone a few seconds later, and the ports free.
+import test, { type ExecutionContext } from 'ava';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
+import { alive, freePort, portFree, recordDescendants, waitUntilGone, type Proc } from './support/procs.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dataDir = serverTempDir('pix-start-test-'); // one database for every start of this file: initdb once
+test.after.always(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function npmStart(t: ExecutionContext) {
+  const [port, pgPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'info',
+    PORT: String(port),
+    EMBEDDED_PG_PORT: String(pgPort),
+    EMBEDDED_PG_DIR: join(dataDir, 'pg'),
+  };
+  delete env.DATABASE_URL;
+  const npm = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  npm.stdout.on('data', (d: Buffer) => lines.push(...String(d).split('\n').filter(Boolean)));
+  npm.stderr.on('data', (d: Buffer) => lines.push(...String(d).split('\n').filter(Boolean)));
+  const tree = recordDescendants(npm.pid!);
+  const deadline = Date.now() + 45_000;
+  while (!lines.some((l) => l.includes('service ready')) && npm.exitCode === null && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  t.teardown(() =>
+    tree
+      .stop()
+      .filter(alive)
+      .forEach((p) => process.kill(p.pid, 'SIGKILL')),
+  ); // whatever a failed test left
+  if (!lines.some((l) => l.includes('service ready')))
+    throw new Error(`npm start never got ready:\n${lines.join('\n')}`);
+  const res = await fetch(`http://127.0.0.1:${port}/health`);
+  t.is(res.status, 200);
+  tree.sample();
+  const procs = tree.stop();
+  // what must have been recorded: the supervisor, the three apps, the database host and the PostgreSQL server
+  for (const part of [
+    'scripts/start.ts',
+    'apps/api/main.ts',
+    'apps/worker/main.ts',
+    'apps/webhooks/main.ts',
+    'scripts/embedded-pg.ts',
+    'bin/postgres -D',
+  ]) {
+    t.true(
+      procs.some((p) => p.cmd.includes(part)),
+      `no process running ${part} under npm: ${procs.map((p) => p.cmd).join('\n')}`,
+    );
+  }
+  return { npm, lines, procs, ports: [port, pgPort] };
+}
+
+async function assertAllGone(t: ExecutionContext, procs: Proc[], ports: number[], lines: string[]) {
+  const left = await waitUntilGone(procs, 20_000);
+  t.deepEqual(
+    left.map((p) => `${p.pid} ${p.cmd}`),
+    [],
+    lines.join('\n'),
+  );
+  for (const port of ports) t.true(await portFree(port), `port ${port} still taken`);
+}
+
+// The three processes stopped before the database did.
+function assertOrder(t: ExecutionContext, lines: string[]) {
+  const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+  const database = at(/"name":"postgres".*"msg":"embedded PostgreSQL stopped"/);
+  t.true(database > 0, lines.join('\n'));
+  for (const app of ['api', 'worker', 'webhooks']) {
+    const stopped = at(new RegExp(`"name":"${app}".*"msg":"stopped"`));
+    t.true(stopped > 0 && stopped < database, `${app} did not stop before the database:\n${lines.join('\n')}`);
+  }
+}
+
+test.serial('SIGTERM to the npm start process stops every process in order, exit code 0', async (t) => {
+  const { npm, lines, procs, ports } = await npmStart(t);
+  const exited = once(npm, 'exit');
+  npm.kill('SIGTERM');
+  const [code] = await exited;
+  t.is(code, 0, lines.join('\n'));
+  await assertAllGone(t, procs, ports, lines);
+  assertOrder(t, lines);
+});
+
+test.serial(
+  'SIGKILL to the npm start process: the supervisor notices and still stops everything in order',
+  async (t) => {
+    const { npm, lines, procs, ports } = await npmStart(t);
+    npm.kill('SIGKILL');
+    await assertAllGone(t, procs, ports, lines);
+    t.true(
+      lines.some((l) => l.includes('parent process gone')),
+      lines.join('\n'),
+    );
+    assertOrder(t, lines);
+  },
+);
+
+test.serial('SIGKILL to the supervisor: the processes and the database stop by themselves', async (t) => {
+  const { lines, procs, ports } = await npmStart(t);
+  const supervisor = procs.find((p) => p.cmd.includes('scripts/start.ts'))!;
+  process.kill(supervisor.pid, 'SIGKILL');
+  await assertAllGone(t, procs, ports, lines);
+  t.true(
+    lines.some((l) => l.includes('"reason":"supervisor gone"')),
+    lines.join('\n'),
+  );
+});
+
+test.serial(
+  'SIGKILL to the database host: PostgreSQL stops (parent-death signal) and so does the service',
+  async (t) => {
+    const { lines, procs, ports } = await npmStart(t);
+    const host = procs.find((p) => p.cmd.includes('scripts/embedded-pg.ts'))!;
+    process.kill(host.pid, 'SIGKILL');
+    await assertAllGone(t, procs, ports, lines);
+  },
+);
