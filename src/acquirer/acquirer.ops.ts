@@ -18,7 +18,9 @@ export const acquirerCommands: Command[] = [
     async run({ config }, flags) {
       const c = config.apipix;
       if (!c) throw new OpsError('ACQUIRER=apipix and the APIPIX_* variables are required');
-      if (!/^https:\/\//.test(config.publicBaseUrl))
+      // a PSP calls https only; a local PSP stub may call this machine back over plain http (not in production)
+      const local = !config.production && /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(config.publicBaseUrl);
+      if (!/^https:\/\//.test(config.publicBaseUrl) && !local)
         throw new OpsError("PUBLIC_BASE_URL must be the service's public https:// URL");
       const webhookUrl = `${config.publicBaseUrl}/v1/acquirer/apipix/${c.webhookToken}`;
       const shown = webhookUrl.replace(c.webhookToken, `${c.webhookToken.slice(0, 4)}…`);

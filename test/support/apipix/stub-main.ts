@@ -1,5 +1,13 @@
-// Runs the PSP stub as its own process: `node src/acquirer/apipix/stub-main.ts [port]` prints one JSON line with the
-// APIPIX_* settings that point the service at it (PEM files in a temporary directory), and stops on SIGTERM/SIGINT.
+// npm run stub:apipix [-- port]: the PSP stub as its own process, to run the service against by hand (README,
+// "Connecting a PSP"). Prints one JSON line with the APIPIX_* settings that point the service at it (PEM files in a
+// temporary directory) and the address of its control API, which plays the payer and the SPI:
+//   POST <control>/pay/<txid>[?amount=<centavos>]        the payer pays (the registered webhook is notified)
+//   POST <control>/devolucoes/<e2eid>/<id>/<DEVOLVIDO|NAO_REALIZADO>   the SPI settles a devolução (notified)
+//   POST <control>/envios/<idEnvio>/<REALIZADO|NAO_REALIZADO>          the SPI settles a transfer
+//   GET  <control>/state                                  cobs, Pix (with devoluções), envios, webhooks
+// Only 127.0.0.1 listens. Stops on SIGTERM/SIGINT.
+import { createServer } from 'node:http';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { startApiPixStub } from './stub.ts';
 
@@ -7,6 +15,37 @@ const stub = await startApiPixStub({
   port: Number(process.argv[2] ?? 0),
   tokenTtlSeconds: Number(process.env.APIPIX_STUB_TOKEN_TTL ?? 3600),
 });
+
+const control = createServer((req, res) => {
+  const reply = (status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body, null, 2));
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const [what, a, b, c] = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  Promise.resolve()
+    .then(async () => {
+      if (req.method === 'GET' && what === 'state')
+        return reply(200, {
+          cobs: [...stub.state.cobs.values()],
+          pix: [...stub.state.pix.values()],
+          envios: [...stub.state.envios.values()],
+          webhooks: [...stub.state.webhooks.values()],
+        });
+      if (req.method !== 'POST') return reply(404, { error: 'not found' });
+      if (what === 'pay' && a) {
+        const amount = url.searchParams.get('amount');
+        return reply(200, await stub.pay(a, amount === null ? {} : { amount: Number(amount) }));
+      }
+      if (what === 'devolucoes' && a && b && (c === 'DEVOLVIDO' || c === 'NAO_REALIZADO'))
+        return reply(200, await stub.settleDevolucao(a, b, c));
+      if (what === 'envios' && a && (b === 'REALIZADO' || b === 'NAO_REALIZADO'))
+        return reply(200, stub.settleEnvio(a, b));
+      return reply(404, { error: 'not found' });
+    })
+    .catch((err: unknown) => reply(400, { error: String(err) }));
+});
+control.listen(Number(process.env.APIPIX_STUB_CONTROL_PORT ?? 0), '127.0.0.1');
+await once(control, 'listening');
+
 const dir = stub.certs.dir;
 process.stdout.write(
   `${JSON.stringify({
@@ -17,11 +56,13 @@ process.stdout.write(
     APIPIX_KEY_FILE: join(dir, 'client.key'),
     APIPIX_CA_FILE: join(dir, 'ca.pem'),
     APIPIX_PIX_KEY: stub.pixKey,
+    control: `http://127.0.0.1:${(control.address() as { port: number }).port}`,
   })}\n`,
 );
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
+    control.close();
     void stub.close().then(() => process.exit(0));
   });
 }
