@@ -127,8 +127,8 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
   t.like(schemes.acquirerSignature, { type: 'apiKey', in: 'header', name: 'x-acquirer-signature' });
   for (const { path, method, op } of operations()) {
     const where = `${method.toUpperCase()} ${path}`;
-    if (['/v1/auth/login', '/v1/auth/register', '/pix/qr/{txid}', '/health'].includes(path))
-      t.deepEqual(op.security, [], where);
+    const pub = ['/v1/auth/login', '/v1/auth/register', '/pix/qr/{txid}', '/health', '/v1/acquirer/apipix/{token}/pix'];
+    if (pub.includes(path)) t.deepEqual(op.security, [], where);
     else if (path.startsWith('/v1/api-keys')) t.deepEqual(op.security, [{ bearerJwt: [] }], where);
     else if (path === '/v1/acquirer/notifications') t.deepEqual(op.security, [{ acquirerSignature: [] }], where);
     else t.is(op.security, undefined, `${where} uses the global JWT-or-API-key requirement`);
