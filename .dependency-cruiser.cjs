@@ -13,6 +13,7 @@ const MAY_IMPORT = {
   'pix-keys': ['webhooks', 'merchants', 'auth', 'platform', 'pix'],
   charges: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   withdrawals: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  infractions: ['charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   types: ['auth'],
 };
 

@@ -14,6 +14,7 @@ import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 import { pixKeyRoutes } from './pix-keys/pix-keys.routes.ts';
 import { chargeRoutes } from './charges/charges.routes.ts';
 import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './charges/notifications.routes.ts';
+import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
 import { pixLocationRoutes, sandboxRoutes } from './charges/sandbox.routes.ts';
 
 // The HTTP API: every route under /v1, JSON in and out, one error handler.
@@ -52,8 +53,9 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   app.use('/v1/merchants/me/withdrawals', authenticate, withdrawalRoutes(deps));
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
   app.use('/v1/charges', authenticate, chargeRoutes(deps));
+  app.use('/v1/infractions', authenticate, infractionRoutes(deps));
   if (config.acquirer === 'sandbox') {
-    app.use('/v1/sandbox', authenticate, sandboxRoutes(deps));
+    app.use('/v1/sandbox', authenticate, sandboxRoutes(deps), sandboxInfractionRoutes(deps));
     app.use('/pix', pixLocationRoutes());
   }
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());

@@ -19,6 +19,7 @@ import { Webhook, WebhookDelivery } from './webhooks/webhook.entity.ts';
 import { Withdrawal } from './withdrawals/withdrawal.entity.ts';
 import { WithdrawalCount } from './withdrawals/withdrawal-count.entity.ts';
 import { SandboxTransfer } from './acquirer/sandbox-transfer.entity.ts';
+import { Infraction } from './infractions/infraction.entity.ts';
 
 export const entities = [
   User,
@@ -38,6 +39,7 @@ export const entities = [
   WebhookDelivery,
   Withdrawal,
   WithdrawalCount,
+  Infraction,
   SandboxTransfer,
 ];
 

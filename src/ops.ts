@@ -11,6 +11,7 @@ import { webhookCommands } from './webhooks/webhooks.ops.ts';
 import { ledgerCommands } from './ledger/ledger.ops.ts';
 import { chargeCommands } from './charges/charges.ops.ts';
 import { acquirerCommands } from './acquirer/acquirer.ops.ts';
+import { infractionCommands } from './infractions/infractions.ops.ts';
 import { OpsError, OpsFailure, type Command } from './platform/ops.ts';
 
 export const commands: Command[] = [
@@ -20,6 +21,7 @@ export const commands: Command[] = [
   ...ledgerCommands,
   ...chargeCommands,
   ...acquirerCommands,
+  ...infractionCommands,
 ];
 
 function usage(): string {

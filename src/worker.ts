@@ -5,6 +5,7 @@ import { workSandboxTransfers } from './acquirer/sandbox.ts';
 import { registerCharges } from './charges/charges.worker.ts';
 import { CHARGE_PAGE } from './charges/charges.sql.ts';
 import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
+import { registerInfractions } from './infractions/infractions.worker.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
 import { applyTransferOutcome } from './withdrawals/withdrawals.states.ts';
 
@@ -35,6 +36,7 @@ const registrations: ((deps: Deps) => Promise<void>)[] = [
   registerWithdrawals,
   registerCounters,
   registerSandbox,
+  registerInfractions,
 ];
 
 export async function startWorker(deps: Deps): Promise<void> {

@@ -46,4 +46,19 @@ export interface Acquirer {
   transferOut(input: TransferRequest): Promise<TransferResult>;
   // The acquirer's view of a transfer, for reconciliation after a crash; null when it never received it.
   getTransfer(idempotencyKey: string): Promise<TransferResult | null>;
+  // MED infractions the acquirer created or updated in [from, to) (none for the sandbox: its infractions are opened by
+  // POST /v1/sandbox/charges/:id/infraction).
+  infractionsBetween(from: Date, to: Date): AsyncIterable<AcquirerInfraction>;
+  // Forwards the merchant's defence of an infraction the acquirer opened.
+  submitDefense(acquirerId: string, text: string): Promise<void>;
 }
+
+export type AcquirerInfractionStatus = 'OPEN' | 'UNDER_REVIEW' | 'ACCEPTED' | 'REJECTED' | 'CANCELED';
+export type AcquirerInfraction = {
+  acquirerId: string;
+  endToEndId: string;
+  amount: number;
+  status: AcquirerInfractionStatus;
+  reason: string;
+  deadlineAt: string | null;
+};

@@ -56,6 +56,8 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
     async getRefund() {
       return null;
     },
+    async *infractionsBetween() {},
+    async submitDefense() {},
     // Idempotent by key: the first call books the transfer (and schedules its outcome), a repeat returns it unchanged.
     async transferOut({ idempotencyKey, amount, pixKey, pixKeyType, description }) {
       return orm.em.fork().transactional(async (em) => {

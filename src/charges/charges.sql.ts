@@ -312,3 +312,12 @@ export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions = {}): Charg
   const customer = r.customer_id ? { id: r.customer_id, name: r.customer_name!, document: r.customer_document! } : null;
   return chargeView(fields, customer, opts);
 }
+
+// MED (the infractions module's table, read here so a refund and an infraction never both take a charge's money): an
+// open infraction on the charge; a merchant's available balance and what its open infractions are still owed.
+export const OPEN_INFRACTION = `select 1 from infractions where charge_id = ? and status in ('OPEN', 'UNDER_REVIEW')`;
+export const AVAILABLE_AND_OWED = `select (select balance from ledger_accounts where code = ?) as balance,
+  (select coalesce(sum(shortfall), 0) from infractions where merchant_id = ? and status in ('OPEN', 'UNDER_REVIEW'))
+  as owed`;
+export const MERCHANTS_OWED = `select distinct merchant_id from infractions
+  where merchant_id = any(?::uuid[]) and status in ('OPEN', 'UNDER_REVIEW') and shortfall > 0`;

@@ -82,6 +82,12 @@ export async function payCharges(
       ],
     })),
   );
+  // merchants who owe open MED infractions: their new credit is blocked right after (infractions.cover)
+  if (paid.length) {
+    const ids = `{${[...new Set(paid.map((r) => r.merchant_id))].join(',')}}`;
+    for (const { merchant_id } of await tx.execute<{ merchant_id: string }[]>(sql.MERCHANTS_OWED, [ids]))
+      await deps.boss.send(QUEUES.infractionsCover, { merchantId: merchant_id }, { db: jobsIn(tx) });
+  }
   return outcomes;
 }
 

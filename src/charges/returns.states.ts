@@ -36,6 +36,7 @@ export type RefundJob = { refundId: string };
 type Deps = Pick<Services, 'orm' | 'boss' | 'logger'> & { acquirer: Acquirer };
 
 const REFUND_IN_PROGRESS = 'Já existe um estorno em andamento para esta cobrança';
+export const INFRACTION_OPEN = 'Cobrança com infração (MED) em aberto não pode ser estornada';
 
 // POST /v1/charges/:id/refund: the whole payment goes back to the payer once the acquirer confirms it.
 export async function requestRefund(deps: Pick<Services, 'boss'>, em: EntityManager, merchantId: string, id: string) {
@@ -45,6 +46,7 @@ export async function requestRefund(deps: Pick<Services, 'boss'>, em: EntityMana
       const [c] = await tx.execute<sql.MerchantChargeRow[]>(sql.CHARGE_FOR_REFUND, [id, merchantId]);
       if (!c) throw new NotFoundError('Cobrança não encontrada');
       if (c.status !== 'PAID') throw new BusinessRuleError('Apenas cobranças pagas podem ser estornadas');
+      if ((await tx.execute(sql.OPEN_INFRACTION, [c.id])).length) throw new ConflictError(INFRACTION_OPEN);
       const [refund] = await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
         newId(),
         merchantId,
@@ -62,6 +64,13 @@ export async function requestRefund(deps: Pick<Services, 'boss'>, em: EntityMana
       ]).catch((err: unknown) => {
         throw err instanceof InsufficientFundsError ? new BusinessRuleError('Saldo insuficiente') : err;
       });
+      // what open MED infractions are still owed (not yet blocked) stays out of reach of refunds too
+      const [left] = await tx.execute<{ balance: string; owed: string }[]>(sql.AVAILABLE_AND_OWED, [
+        accounts.available(merchantId),
+        merchantId,
+      ]);
+      if (Number(left.owed) > 0 && Number(left.balance) < Number(left.owed))
+        throw new BusinessRuleError('Saldo insuficiente');
       return { charge: sql.chargeRowView(c, { tracking: true }), refund: sql.refundView(refund) };
     });
   } catch (err) {

@@ -12,6 +12,7 @@ export const accounts = {
   acquirerSettlement: 'acquirer:settlement', // what the acquirer settled to us (in) or sent out for us (out)
   refundsInProgress: 'suspense:refunds', // merchants' refunds the acquirer has not confirmed yet
   unmatchedPayments: 'suspense:unmatched', // payments that paid no charge, until returned to their payers
+  medLosses: 'platform:med-losses', // MED refunds a merchant could not cover (the platform's loss)
 } as const;
 
 export type Posting = { account: string; amount: number; merchantId?: string };

@@ -81,6 +81,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     withdrawalReconcileAfterSeconds: int(env, 'WITHDRAWAL_RECONCILE_AFTER_SECONDS', 30, 1),
     // a refund (devolução) still in progress this long after its last change is asked about again
     refundReconcileAfterSeconds: int(env, 'REFUND_RECONCILE_AFTER_SECONDS', 30, 1),
+    // MED: the merchant's window to send a defence after an infraction opens (when the PSP gives none)
+    infractionDefenseHours: int(env, 'INFRACTION_DEFENSE_HOURS', 72, 1),
   };
 }
 

@@ -13,6 +13,8 @@ export const QUEUES = {
   refundReconcile: 'refund.reconcile', // worker, scheduled: ask the acquirer about devoluções still in progress
   chargeCancel: 'charge.cancel', // worker: remove an expired charge's cob at the acquirer
   paymentsReconcile: 'payments.reconcile', // worker, scheduled: settle payments the acquirer received but never notified
+  infractionsCover: 'infractions.cover', // worker, scheduled: block merchants' credits owed to open infractions
+  infractionsPoll: 'infractions.poll', // worker, scheduled (apipix): open and settle infractions the PSP lists
   countersFold: 'counters.fold', // worker, scheduled: fold the listing counters' +1/-1 rows
   webhookDeliver: 'webhook.deliver', // daemon: one attempt of one delivery (enqueued with the event, see recordEvent)
 } as const;
@@ -43,6 +45,8 @@ const EXPIRE_IN_SECONDS: Record<string, number> = {
   [QUEUES.chargeCancel]: 300,
   [QUEUES.paymentsReconcile]: 900,
   [QUEUES.countersFold]: 300,
+  [QUEUES.infractionsCover]: 300,
+  [QUEUES.infractionsPoll]: 900,
   [QUEUES.webhookDeliver]: 300, // a batch of POSTs, each bounded by WEBHOOK_TIMEOUT_MS
 };
 

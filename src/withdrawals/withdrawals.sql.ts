@@ -113,3 +113,9 @@ export function creationView(w: IWithdrawal): WithdrawalView {
     failureReason: null,
   };
 }
+
+// A merchant's available balance and what its open MED infractions are still owed (infractions' shortfall, not yet
+// blocked): a debit must leave the first at least as large as the second.
+export const AVAILABLE_AND_OWED = `select (select balance from ledger_accounts where code = ?) as balance,
+  (select coalesce(sum(shortfall), 0) from infractions where merchant_id = ? and status in ('OPEN', 'UNDER_REVIEW'))
+  as owed`;

@@ -1,9 +1,15 @@
 // The apipix adapter: the Acquirer port over a PSP speaking the Banco Central "API Pix" (plus Efí's transfer calls).
-import type { Acquirer, PaymentNotification, RefundResult, TransferResult } from '../acquirer.ts';
+import type {
+  Acquirer,
+  AcquirerInfractionStatus,
+  PaymentNotification,
+  RefundResult,
+  TransferResult,
+} from '../acquirer.ts';
 import { AcquirerRefusedError, AcquirerUnavailableError } from '../errors.ts';
 import type { ApiPixClient } from './client.ts';
 import { ApiPixError } from './errors.ts';
-import type { Devolucao, Envio, Pix } from './types.ts';
+import type { Devolucao, Envio, Infracao, Pix } from './types.ts';
 
 // The PSP's word, in the port's terms; 'unavailable' (no answer) and 'refused' (a definite no) stay apart.
 function portError(err: unknown): unknown {
@@ -54,6 +60,15 @@ const transferOf = (e: Envio): TransferResult =>
 
 // API Pix ids ([a-zA-Z0-9]{1,35}): our UUIDs without their dashes.
 const pspId = (uuid: string) => uuid.replaceAll('-', '');
+
+// Efí's infraction states as the service's (EM_DEFESA: the defence was sent).
+const INFRACTION_STATUS: Record<Infracao['status'], AcquirerInfractionStatus> = {
+  ABERTA: 'OPEN',
+  EM_DEFESA: 'UNDER_REVIEW',
+  ACEITA: 'ACCEPTED',
+  REJEITADA: 'REJECTED',
+  CANCELADA_EFI: 'CANCELED',
+};
 
 export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
   return {
@@ -109,6 +124,25 @@ export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
     async getTransfer(idempotencyKey) {
       const envio = await call(() => client.getEnvio(pspId(idempotencyKey)));
       return envio ? transferOf(envio) : null;
+    },
+    async *infractionsBetween(from, to) {
+      try {
+        for await (const i of client.allInfracoes({ inicio: from, fim: to })) {
+          yield {
+            acquirerId: i.idInfracao,
+            endToEndId: i.endToEndId,
+            amount: i.amount,
+            status: INFRACTION_STATUS[i.status],
+            reason: (i.razao ?? i.tipoSituacao ?? 'MED').slice(0, 255),
+            deadlineAt: i.dadosAnalise?.prazoFinalizacao ?? null,
+          };
+        }
+      } catch (err) {
+        throw portError(err);
+      }
+    },
+    async submitDefense(acquirerId, text) {
+      await call(() => client.postDefesa(acquirerId, { analise: 'rejeitado', justificativa: text }));
     },
   };
 }

@@ -1,0 +1,239 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Services } from '../platform/services.ts';
+import type { Acquirer, AcquirerInfraction } from '../acquirer/acquirer.ts';
+import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
+import { isUuid, newId } from '../platform/base.entity.ts';
+import { recordEvent, recordEvents } from '../webhooks/events.ts';
+import type { EventType } from '../webhooks/catalog.ts';
+import { accounts, post } from '../ledger/ledger.service.ts';
+import { markRefunded } from '../charges/charges.states.ts';
+import type { InfractionStatus } from './infraction.entity.ts';
+import * as sql from './infractions.sql.ts';
+
+type Deps = Pick<Services, 'boss' | 'config' | 'logger'>;
+
+/**
+ * Every status change of a MED infraction. Opening blocks the disputed amount (available -> blocked) in the same
+ * transaction as the row and `infraction.received`; what available could not cover is the shortfall, blocked from the
+ * merchant's next credits (cover). Each later change is one guarded UPDATE with its ledger posting and its
+ * `infraction.updated` (and, when ACCEPTED, `infraction.refund_completed`) in one transaction: a repeat or a race lost
+ * changes nothing.
+ */
+export const INFRACTION_TRANSITIONS = {
+  defend: { from: ['OPEN'], to: 'UNDER_REVIEW' },
+  // the payer gets the amount back: the block is consumed, the charge becomes REFUNDED
+  accept: { from: ['OPEN', 'UNDER_REVIEW'], to: 'ACCEPTED' },
+  // the block goes back to available
+  reject: { from: ['OPEN', 'UNDER_REVIEW'], to: 'REJECTED' },
+  cancel: { from: ['OPEN', 'UNDER_REVIEW'], to: 'CANCELED' },
+} as const satisfies Record<string, { from: readonly InfractionStatus[]; to: InfractionStatus }>;
+
+export type Outcome = 'accept' | 'reject' | 'cancel';
+const T = INFRACTION_TRANSITIONS;
+const DEFEND = sql.DEFEND(T.defend.from);
+
+const NOT_FOUND = 'Infração não encontrada';
+export const NOT_PAID = 'Apenas cobranças pagas podem receber uma infração';
+export const ALREADY_OPEN = 'Esta cobrança já tem uma infração em aberto';
+const REFUND_IN_PROGRESS = 'Esta cobrança tem um estorno em andamento';
+export const DEFENSE_CLOSED = 'A defesa só pode ser enviada enquanto a infração está aberta e dentro do prazo';
+
+const emit = (tx: EntityManager, deps: Deps, r: sql.InfractionRow, type: EventType) =>
+  recordEvent(tx, deps.boss, r.merchant_id, type, sql.infractionView(r));
+
+async function lockedAvailable(tx: EntityManager, merchantId: string): Promise<number> {
+  const [row] = await tx.execute<{ balance: string }[]>(sql.LOCK_BALANCE, [accounts.available(merchantId)]);
+  return row ? Number(row.balance) : 0;
+}
+
+/**
+ * Opens an infraction on a PAID charge (sandbox route, or the acquirer's list): the row, the block of what available
+ * covers, the shortfall, and `infraction.received`, in one transaction. The charge row is locked first, as a refund
+ * request locks it, so the two never both happen. Idempotent by the acquirer's id; one open infraction per charge.
+ */
+export async function openInfraction(
+  deps: Deps,
+  em: EntityManager,
+  input: {
+    chargeId: string;
+    merchantId?: string; // the caller's merchant (sandbox): another merchant's charge is not found
+    amount?: number;
+    reason: string;
+    acquirerId?: string;
+    deadlineAt?: Date;
+  },
+): Promise<sql.InfractionView> {
+  if (!isUuid(input.chargeId)) throw new NotFoundError('Cobrança não encontrada');
+  const row = await em.transactional(async (tx) => {
+    const [c] = await tx.execute<{ id: string; merchant_id: string; amount: number; status: string }[]>(sql.CHARGE, [
+      input.chargeId,
+    ]);
+    if (!c || (input.merchantId && c.merchant_id !== input.merchantId))
+      throw new NotFoundError('Cobrança não encontrada');
+    if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID);
+    if (!input.acquirerId && (await tx.execute(sql.REFUND_IN_PROGRESS, [c.id])).length)
+      throw new ConflictError(REFUND_IN_PROGRESS);
+    const amount = Math.min(input.amount ?? c.amount, c.amount);
+    const toBlock = Math.min(amount, Math.max(0, await lockedAvailable(tx, c.merchant_id)));
+    const deadline = input.deadlineAt ?? new Date(Date.now() + deps.config.infractionDefenseHours * 3600_000);
+    const [r] = await tx.execute<sql.InfractionRow[]>(sql.INSERT, [
+      newId(),
+      c.merchant_id,
+      c.id,
+      amount,
+      input.reason.slice(0, 255),
+      deadline,
+      toBlock,
+      amount - toBlock,
+      input.acquirerId ?? null,
+    ]);
+    if (!r) throw new ConflictError(ALREADY_OPEN);
+    if (toBlock > 0)
+      await post(tx, 'infraction.block', r.id, [
+        { account: accounts.available(c.merchant_id), amount: -toBlock, merchantId: c.merchant_id },
+        { account: accounts.blocked(c.merchant_id), amount: toBlock, merchantId: c.merchant_id },
+      ]);
+    await emit(tx, deps, r, 'infraction.received');
+    return r;
+  });
+  deps.logger.info({ infraction: row.id, charge: row.charge_id, shortfall: row.shortfall }, 'infraction opened');
+  return sql.infractionView(row);
+}
+
+/**
+ * Blocks what a merchant's available balance now covers of its open infractions' shortfalls (oldest first), in one
+ * transaction. Run by the worker every minute and right after payments to a merchant who owes; until then the
+ * withdrawal and refund guards already keep the owed amount out of reach.
+ */
+export async function coverShortfall(deps: Deps, em: EntityManager, merchantId: string): Promise<number> {
+  return em.transactional(async (tx) => {
+    let available = await lockedAvailable(tx, merchantId);
+    let covered = 0;
+    for (const r of await tx.execute<sql.InfractionRow[]>(sql.OWED, [merchantId])) {
+      const take = Math.min(r.shortfall, available);
+      if (take <= 0) break;
+      await tx.execute(sql.COVER, [take, take, r.id]);
+      await post(tx, 'infraction.cover', newId(), [
+        { account: accounts.available(merchantId), amount: -take, merchantId },
+        { account: accounts.blocked(merchantId), amount: take, merchantId },
+      ]);
+      available -= take;
+      covered += take;
+    }
+    return covered;
+  });
+}
+
+export async function coverAll(deps: Deps, em: EntityManager): Promise<number> {
+  let total = 0;
+  for (const { merchant_id } of await em.fork().execute<{ merchant_id: string }[]>(sql.MERCHANTS_OWED))
+    total += await coverShortfall(deps, em.fork(), merchant_id);
+  return total;
+}
+
+/**
+ * POST /v1/infractions/:id/defense: only while OPEN and before the deadline; forwarded to the acquirer first (an
+ * acquirer that is down is a 503 and nothing changes), then UNDER_REVIEW with `infraction.updated`.
+ */
+export async function defend(
+  deps: Deps & { acquirer: Acquirer },
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  text: string,
+): Promise<sql.InfractionView> {
+  if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
+  const [current] = await em.execute<sql.InfractionRow[]>(sql.FOR_MERCHANT, [id, merchantId]);
+  if (!current) throw new NotFoundError(NOT_FOUND);
+  if (current.status !== 'OPEN' || new Date(current.deadline_at) <= new Date())
+    throw new BusinessRuleError(DEFENSE_CLOSED);
+  if (current.acquirer_id) await deps.acquirer.submitDefense(current.acquirer_id, text);
+  const row = await em.transactional(async (tx) => {
+    const [r] = await tx.execute<sql.InfractionRow[]>(DEFEND, [text, id, merchantId]);
+    if (!r) throw new BusinessRuleError(DEFENSE_CLOSED);
+    await emit(tx, deps, r, 'infraction.updated');
+    return r;
+  });
+  return sql.infractionView(row);
+}
+
+/**
+ * ACCEPTED, REJECTED or CANCELED (an operator, or the acquirer's word). ACCEPTED: the payer gets the amount back — the
+ * block is consumed, what is still owed is taken from available as far as it goes and the rest is the platform's loss
+ * (`platform:med-losses`); the charge becomes REFUNDED (`charge.refunded`) and `infraction.refund_completed` is sent.
+ * REJECTED and CANCELED give the block back to available. Returns null when the infraction was already decided.
+ */
+export async function decide(
+  deps: Deps,
+  em: EntityManager,
+  id: string,
+  outcome: Outcome,
+): Promise<sql.InfractionView | null> {
+  if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
+  const row = await em.transactional(async (tx) => {
+    const [r] = await tx.execute<sql.InfractionRow[]>(sql.TRANSITION(T[outcome].from), [T[outcome].to, id]);
+    if (!r) {
+      if (!(await tx.execute(sql.BY_ID, [id])).length) throw new NotFoundError(NOT_FOUND);
+      return null; // decided already
+    }
+    const m = r.merchant_id;
+    if (outcome === 'accept') {
+      const fromAvailable = Math.min(r.shortfall, Math.max(0, await lockedAvailable(tx, m)));
+      const loss = r.amount - r.blocked - fromAvailable;
+      await post(tx, 'infraction.refund', r.id, [
+        { account: accounts.blocked(m), amount: -r.blocked, merchantId: m },
+        { account: accounts.available(m), amount: -fromAvailable, merchantId: m },
+        { account: accounts.medLosses, amount: -loss },
+        { account: accounts.acquirerSettlement, amount: r.amount },
+      ]);
+      await markRefunded(deps, tx, r.charge_id);
+      await recordEvents(tx, deps.boss, [
+        { merchantId: m, type: 'infraction.updated', data: sql.infractionView(r) },
+        { merchantId: m, type: 'infraction.refund_completed', data: sql.infractionView(r) },
+      ]);
+    } else {
+      if (r.blocked > 0)
+        await post(tx, 'infraction.release', r.id, [
+          { account: accounts.blocked(m), amount: -r.blocked, merchantId: m },
+          { account: accounts.available(m), amount: r.blocked, merchantId: m },
+        ]);
+      await emit(tx, deps, r, 'infraction.updated');
+    }
+    return r;
+  });
+  if (row) deps.logger.info({ infraction: id, status: row.status }, 'infraction decided');
+  return row ? sql.infractionView(row) : null;
+}
+
+// One infraction as the acquirer lists it: opened once (by its id), then moved along as the acquirer moves it.
+export async function applyAcquirerInfraction(
+  deps: Deps,
+  em: EntityManager,
+  i: AcquirerInfraction,
+): Promise<'opened' | 'updated' | 'unchanged' | 'unknown_payment'> {
+  let [row] = await em.fork().execute<sql.InfractionRow[]>(sql.BY_ACQUIRER_ID, [i.acquirerId]);
+  let result: 'opened' | 'updated' | 'unchanged' = 'unchanged';
+  if (!row) {
+    const [charge] = await em.fork().execute<{ id: string }[]>(sql.CHARGE_BY_E2E, [i.endToEndId]);
+    if (!charge) return 'unknown_payment';
+    try {
+      await openInfraction(deps, em.fork(), {
+        chargeId: charge.id,
+        amount: i.amount,
+        reason: i.reason,
+        acquirerId: i.acquirerId,
+        ...(i.deadlineAt ? { deadlineAt: new Date(i.deadlineAt) } : {}),
+      });
+      result = 'opened';
+    } catch (err) {
+      if (!(err instanceof ConflictError) && !(err instanceof BusinessRuleError)) throw err;
+      deps.logger.warn({ err, acquirerId: i.acquirerId }, 'infraction listed by the acquirer could not be opened');
+      return 'unchanged';
+    }
+    [row] = await em.fork().execute<sql.InfractionRow[]>(sql.BY_ACQUIRER_ID, [i.acquirerId]);
+  }
+  const outcome: Outcome | null =
+    i.status === 'ACCEPTED' ? 'accept' : i.status === 'REJECTED' ? 'reject' : i.status === 'CANCELED' ? 'cancel' : null;
+  if (outcome && (await decide(deps, em.fork(), row.id, outcome))) result = 'updated';
+  return result;
+}
