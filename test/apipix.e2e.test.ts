@@ -294,3 +294,48 @@ test.serial('the sandbox routes do not exist with a real PSP', async (t) => {
   const c = await charge(m.http, 100);
   t.is((await m.http.post(`/v1/sandbox/charges/${c.id}/pay`)).status, 404);
 });
+
+test.serial(
+  'MED with a PSP: polled infractions open once, the defence is forwarded, ACEITA refunds the payer',
+  async (t) => {
+    const m = await createOnboardedMerchant(app);
+    const c = await charge(m.http, 4000);
+    const { pix } = await stub.pay(c.txid);
+    await waitStatus(c.id, 'PAID');
+    const infracao = stub.openInfracao({ endToEndId: pix.endToEndId, amount: 4000 });
+    const poll = () => app.boss.send(QUEUES.infractionsPoll, {});
+    const find = async () =>
+      (
+        await sql<{ id: string; status: string }>('select id, status from infractions where acquirer_id = ?', [
+          infracao.idInfracao,
+        ])
+      )[0];
+    await poll();
+    const opened = await waitUntil(find, 15_000, 'infraction opened');
+    await poll();
+    await waitUntil(
+      async () =>
+        (await sql(`select 1 from pgboss.job where name = ? and state = 'completed'`, [QUEUES.infractionsPoll]))
+          .length >= 2,
+      15_000,
+      'second poll',
+    );
+    t.is(
+      (await sql('select 1 from infractions where acquirer_id = ?', [infracao.idInfracao])).length,
+      1,
+      'opened once',
+    );
+    t.deepEqual((await m.http.get('/v1/merchants/me/balance')).body, { available: 0, blocked: 3960, currency: 'BRL' });
+
+    const defended = await m.http.post(`/v1/infractions/${opened.id}/defense`, { text: 'Entregue ao cliente.' });
+    t.is(defended.status, 200);
+    t.is(stub.state.infracoes.get(infracao.idInfracao)!.status, 'EM_DEFESA');
+
+    stub.setInfracaoStatus(infracao.idInfracao, 'ACEITA');
+    await poll();
+    await waitUntil(async () => (await find()).status === 'ACCEPTED', 15_000, 'ACCEPTED');
+    await waitStatus(c.id, 'REFUNDED');
+    t.deepEqual((await m.http.get('/v1/merchants/me/balance')).body, { available: 0, blocked: 0, currency: 'BRL' });
+    await ledgerClean(t);
+  },
+);
