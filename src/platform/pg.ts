@@ -21,18 +21,27 @@ export function createPgPool(connectionString: string, max: number, logger: Logg
 
   async function transaction<T>(work: (query: Query, jobs: Db) => Promise<T>): Promise<T> {
     const client = await pool.connect();
+    // A checked-out client has no listener of the pool's: a connection lost between two statements (the server
+    // restarted or crashed) would be an unhandled 'error' event and kill the process. The next statement fails instead.
+    let lost: Error | undefined;
+    const onError = (err: Error) => (lost ??= err);
+    client.on('error', onError);
+    const release = (err?: Error) => {
+      client.off('error', onError);
+      client.release(err);
+    };
     const query: Query = (text, values) => client.query(text, values) as never;
     try {
       await client.query('begin');
       const result = await work(query, { executeSql: query });
       await client.query('commit');
-      client.release();
+      release(lost);
       return result;
     } catch (err) {
       // A connection whose rollback fails is broken: release(err) discards it instead of pooling it.
       await client.query('rollback').then(
-        () => client.release(),
-        (e: Error) => client.release(e),
+        () => release(lost),
+        (e: Error) => release(e),
       );
       throw err;
     }
