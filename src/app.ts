@@ -3,6 +3,7 @@ import { rateLimit } from 'express-rate-limit';
 import type { Deps } from './deps.ts';
 import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
 import { inflightTracker } from './platform/inflight.ts';
+import { inputGuard, requireJsonBody } from './platform/input-guard.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { registerRoutes } from './merchants/register.ts';
@@ -33,7 +34,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
   app.use('/v1/acquirer/notifications', acquirerNotificationRoutes(deps));
   if (config.apipix) app.use('/v1/acquirer/apipix', apiPixNotificationRoutes(deps));
-  app.use(express.json({ limit: '64kb' }));
+  app.use(requireJsonBody, express.json({ limit: '64kb' }), inputGuard);
 
   // Brute-force guard on credentials; counted per instance (approximate when scaled out, by design).
   const authLimiter = rateLimit({

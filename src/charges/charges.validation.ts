@@ -40,6 +40,9 @@ export const createChargeRules = [
     .customSanitizer(normalizeDocument),
   body('customer.email')
     .optional({ values: 'null' })
+    .isString()
+    .withMessage('customer.email inválido')
+    .bail()
     .isEmail()
     .withMessage('customer.email inválido')
     .isLength({ max: 254 }),

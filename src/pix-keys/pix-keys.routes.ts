@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { body } from 'express-validator';
 import type { Services as Deps } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { validate } from '../platform/validation.ts';
+import { isOneOf, validate } from '../platform/validation.ts';
 import { PIX_KEY_TYPES, type PixKeyType, isValidPixKey, normalizePixKey } from '../pix/keys.ts';
 import { createPixKey, deletePixKey, listPixKeys } from './pix-keys.service.ts';
 
@@ -14,7 +14,7 @@ export function pixKeyRoutes(deps: Deps): Router {
     '/',
     ...validate([
       body('type')
-        .isIn(PIX_KEY_TYPES)
+        .custom(isOneOf(PIX_KEY_TYPES))
         .withMessage(`type deve ser um de: ${PIX_KEY_TYPES.join(', ')}`),
       body('key')
         .isString()

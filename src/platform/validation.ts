@@ -30,6 +30,12 @@ export const listQueryRules = [
   singleQuery('limit').isInt({ min: 1, max: 100 }).withMessage('limit deve ser um inteiro entre 1 e 100').toInt(),
 ];
 
+// An enum value: a string among `values` (isIn alone would accept ["A"], checking each element of an array).
+export const isOneOf =
+  (values: readonly string[]) =>
+  (v: unknown): boolean =>
+    typeof v === 'string' && values.includes(v);
+
 export const idempotencyKeyRule = header('x-idempotency-key')
   .optional()
   .isLength({ min: 1, max: 64 })

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { body, type ValidationChain } from 'express-validator';
 import type { Services as Deps } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { validate } from '../platform/validation.ts';
+import { isOneOf, validate } from '../platform/validation.ts';
 import { EVENT_CATALOG, EVENT_TYPES } from './catalog.ts';
 import { URL_MESSAGES, webhookUrlProblem } from './url-policy.ts';
 import {
@@ -75,7 +75,10 @@ export function webhookRoutes({ config }: Deps): Router {
       urlRule(config.production, false),
       nameRule(),
       eventsRule(),
-      body('status').optional().isIn(['ACTIVE', 'INACTIVE']).withMessage('status deve ser ACTIVE ou INACTIVE'),
+      body('status')
+        .optional()
+        .custom(isOneOf(['ACTIVE', 'INACTIVE']))
+        .withMessage('status deve ser ACTIVE ou INACTIVE'),
     ]),
     async (req, res) => {
       res.json({
