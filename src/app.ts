@@ -1,4 +1,6 @@
 import express from 'express';
+import helmet from 'helmet';
+import cors from 'cors';
 import { rateLimit } from 'express-rate-limit';
 import type { Deps } from './deps.ts';
 import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
@@ -24,7 +26,18 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   const app = express();
   app.use(inflight.middleware);
   app.disable('x-powered-by');
-  app.set('trust proxy', 1); // behind the platform router (Heroku-style): the client IP is the first hop
+  app.set('trust proxy', config.trustProxy); // the client IP as the platform's router reports it
+  app.use(helmet());
+  // Closed unless origins are listed: merchants call the API from their servers, not from browsers.
+  if (config.corsOrigins.length)
+    app.use(
+      cors({
+        origin: config.corsOrigins,
+        allowedHeaders: ['authorization', 'content-type', 'x-idempotency-key', 'x-request-id'],
+        exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'],
+        maxAge: 600,
+      }),
+    );
   app.set('query parser', 'simple');
   app.use(requestLogger(logger));
   app.use((req, _res, next) => {
@@ -34,7 +47,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
   app.use('/v1/acquirer/notifications', acquirerNotificationRoutes(deps));
   if (config.apipix) app.use('/v1/acquirer/apipix', apiPixNotificationRoutes(deps));
-  app.use(requireJsonBody, express.json({ limit: '64kb' }), inputGuard);
+  app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
   // Brute-force guard on credentials; counted per instance (approximate when scaled out, by design).
   const authLimiter = rateLimit({

@@ -65,6 +65,35 @@ test('ACQUIRER=apipix names each missing or unsafe setting', (t) => {
   t.like(apipix, { baseUrl: 'https://psp.example.com', pixKey: 'pix@example.com', caFile: null });
 });
 
+test('staging gets production protections: no default secrets, public https webhook URLs unless opted out', (t) => {
+  const base = { NODE_ENV: 'staging', DATABASE_URL: 'postgresql://x@y/z' };
+  t.throws(() => loadConfig(base), { message: /JWT_SECRET is required when NODE_ENV=staging/ });
+  t.throws(() => loadConfig({ ...base, JWT_SECRET: 'k'.repeat(40) }), {
+    message: /ACQUIRER_WEBHOOK_SECRET is required when NODE_ENV=staging/,
+  });
+  const env = { ...base, JWT_SECRET: 'k'.repeat(40), ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40) };
+  const staging = loadConfig(env);
+  t.like(staging, { strict: true, production: false, publicWebhooksOnly: true, acquirer: 'sandbox' });
+  t.false(loadConfig({ ...env, ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }).publicWebhooksOnly);
+  const prod = { ...env, NODE_ENV: 'production', ACQUIRER: 'apipix', ...APIPIX, ALLOW_PRIVATE_WEBHOOK_URLS: 'true' };
+  t.true(loadConfig(prod).publicWebhooksOnly); // production never opts out
+  t.like(loadConfig({}), { strict: false, publicWebhooksOnly: false });
+  t.like(loadConfig({ NODE_ENV: 'test' }), { strict: false, publicWebhooksOnly: false });
+});
+
+test('TRUST_PROXY, BODY_LIMIT and CORS_ORIGINS are read as Express expects them', (t) => {
+  t.like(loadConfig({}), { trustProxy: 1, bodyLimit: '64kb', corsOrigins: [] });
+  t.is(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+  t.is(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  t.is(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).trustProxy, '10.0.0.0/8, loopback');
+  t.is(loadConfig({ BODY_LIMIT: '1mb' }).bodyLimit, '1mb');
+  t.throws(() => loadConfig({ BODY_LIMIT: 'lots' }), { message: /BODY_LIMIT/ });
+  t.deepEqual(loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins, [
+    'https://a.example',
+    'https://b.example',
+  ]);
+});
+
 test('malformed numbers and booleans are refused by name', (t) => {
   t.throws(() => loadConfig({ PORT: 'abc' }), { message: /PORT/ });
   t.throws(() => loadConfig({ RATE_LIMIT_ENABLED: 'maybe' }), { message: /RATE_LIMIT_ENABLED/ });

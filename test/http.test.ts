@@ -83,3 +83,38 @@ test('an unexpected error is a 500 with Erro interno and the request id, without
   t.is(res.status, 500);
   t.deepEqual(res.body, { message: 'Erro interno', requestId: 'req-500' });
 });
+
+test('security headers (helmet), CORS closed by default and open to listed origins only, BODY_LIMIT', async (t) => {
+  const res = await fetch(`${app.baseUrl}/v1/webhooks/merchant/events`, {
+    headers: { origin: 'https://evil.example' },
+  });
+  t.is(res.headers.get('x-content-type-options'), 'nosniff');
+  t.truthy(res.headers.get('strict-transport-security'));
+  t.truthy(res.headers.get('content-security-policy'));
+  t.is(res.headers.get('x-powered-by'), null);
+  t.is(res.headers.get('access-control-allow-origin'), null);
+
+  const other = await startTestApp({ CORS_ORIGINS: 'https://shop.example', BODY_LIMIT: '1kb', TRUST_PROXY: 'false' });
+  try {
+    const preflight = await fetch(`${other.baseUrl}/v1/charges`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
+    });
+    t.is(preflight.status, 204);
+    t.is(preflight.headers.get('access-control-allow-origin'), 'https://shop.example');
+    t.regex(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
+    const denied = await fetch(`${other.baseUrl}/v1/charges`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
+    t.is(denied.headers.get('access-control-allow-origin'), null);
+    const big = await client(other.baseUrl).post('/v1/auth/login', { email: 'a@b.co', password: 'x'.repeat(2000) });
+    t.deepEqual([big.status, big.body], [413, { message: 'Corpo da requisição muito grande' }]);
+  } finally {
+    await other.close();
+  }
+});

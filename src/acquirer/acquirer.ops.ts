@@ -19,7 +19,7 @@ export const acquirerCommands: Command[] = [
       const c = config.apipix;
       if (!c) throw new OpsError('ACQUIRER=apipix and the APIPIX_* variables are required');
       // a PSP calls https only; a local PSP stub may call this machine back over plain http (not in production)
-      const local = !config.production && /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(config.publicBaseUrl);
+      const local = !config.strict && /^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(config.publicBaseUrl);
       if (!/^https:\/\//.test(config.publicBaseUrl) && !local)
         throw new OpsError("PUBLIC_BASE_URL must be the service's public https:// URL");
       const webhookUrl = `${config.publicBaseUrl}/v1/acquirer/apipix/${c.webhookToken}`;

@@ -1,6 +1,7 @@
 // PIX BR Code (EMV QRCPS-MPM) builder and parser, per Banco Central's
 // "Manual de Padrões para Iniciação do Pix". Payloads are pure printable ASCII,
 // so string length == byte length and every TLV length below is exact.
+import anyAscii from 'any-ascii';
 
 const GUI = 'br.gov.bcb.pix';
 const PRINTABLE = /^[\x20-\x7E]*$/;
@@ -32,18 +33,25 @@ export function tlv(id: string, value: string): string {
   return id + String(value.length).padStart(2, '0') + value;
 }
 
-// Strip accents, keep printable ASCII, collapse whitespace, trim, truncate; case is kept ("São Paulo" -> "Sao Paulo").
+// Strip accents, transliterate other scripts ("Мой" -> "Moy", "日本" -> "RiBen"), drop emoji and other symbols, keep
+// printable ASCII, collapse whitespace, trim, truncate; case is kept ("São Paulo" -> "Sao Paulo").
 export function normalizeText(s: string, max: number): string {
-  return s
-    .normalize('NFKD') // NFD plus compatibility folding, so "nº" -> "no" and "ﬁ" -> "fi" instead of being dropped
-    .replace(/\p{M}/gu, '') // combining marks: "ã" -> "a", "ç" -> "c"
+  return anyAscii(
+    s
+      .normalize('NFKD') // NFD plus compatibility folding, so "nº" -> "no" and "ﬁ" -> "fi" instead of being dropped
+      .replace(/\p{M}/gu, '') // combining marks: "ã" -> "a", "ç" -> "c"
+      .replace(/[\p{So}\p{Sk}\p{Cs}\p{Co}\p{Cn}]/gu, ''), // emoji and symbols have no letters to keep
+  )
     .replace(/\s+/g, ' ') // tabs, newlines, NBSP become a plain space
-    .replace(/[^\x20-\x7E]/g, '') // whatever is left outside ASCII (emoji, "ß") is dropped
+    .replace(/[^\x20-\x7E]/g, '') // whatever is left outside ASCII is dropped
     .replace(/ {2,}/g, ' ') // dropping characters may have left double spaces
     .trim()
     .slice(0, max)
     .trimEnd(); // truncation may end on a space
 }
+
+// Field 59 cannot be empty: a name with nothing printable left (only emoji, say) is shown as this.
+export const FALLBACK_MERCHANT_NAME = 'Recebedor PIX';
 
 /** Integer cents -> "reais.cc" without floats (1 -> "0.01", 123456 -> "1234.56"). */
 export function formatAmount(cents: number): string {
@@ -63,8 +71,8 @@ function commonTail(amountCents: number | undefined, name: string, city: string)
     tlv('53', '986') +
     amount +
     tlv('58', 'BR') +
-    tlv('59', normalizeText(name, 25)) +
-    tlv('60', normalizeText(city, 15))
+    tlv('59', normalizeText(name, 25) || FALLBACK_MERCHANT_NAME) +
+    tlv('60', normalizeText(city, 15) || 'BRASIL')
   );
 }
 

@@ -30,23 +30,41 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+// Express's `trust proxy`: hops to trust (a number), true/false, or addresses/subnets separated by commas.
+function trustProxy(raw: string | undefined): number | boolean | string {
+  if (raw === undefined || raw === '') return 1; // behind one platform router (Heroku-style)
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+// Largest JSON body the API parses (bytes, or with a kb/mb unit as body-parser reads it).
+function bodyLimit(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return '64kb';
+  if (!/^\d+(b|kb|mb)?$/i.test(raw))
+    throw new ConfigError(`BODY_LIMIT must be a size such as 64kb or 1mb, got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const nodeEnv = env.NODE_ENV || 'development';
   const production = nodeEnv === 'production';
-  const jwtSecret = env.JWT_SECRET || (production ? '' : DEV_JWT_SECRET);
-  if (production) {
-    if (!jwtSecret) throw new ConfigError('JWT_SECRET is required when NODE_ENV=production');
+  // Every environment but a developer's machine and the test suite (staging included) gets production's protections.
+  const strict = nodeEnv !== 'development' && nodeEnv !== 'test';
+  const jwtSecret = env.JWT_SECRET || (strict ? '' : DEV_JWT_SECRET);
+  if (strict) {
+    if (!jwtSecret) throw new ConfigError(`JWT_SECRET is required when NODE_ENV=${nodeEnv}`);
     if (jwtSecret === DEV_JWT_SECRET || jwtSecret.length < 32) {
       throw new ConfigError(
         'JWT_SECRET is too weak: use at least 32 random characters (e.g. `openssl rand -base64 48`)',
       );
     }
-    if (!env.DATABASE_URL) throw new ConfigError('DATABASE_URL is required when NODE_ENV=production');
+    if (!env.DATABASE_URL) throw new ConfigError(`DATABASE_URL is required when NODE_ENV=${nodeEnv}`);
   }
-  const acquirerWebhookSecret = env.ACQUIRER_WEBHOOK_SECRET || (production ? '' : DEV_ACQUIRER_SECRET);
-  if (production && acquirerWebhookSecret.length < 32) {
+  const acquirerWebhookSecret = env.ACQUIRER_WEBHOOK_SECRET || (strict ? '' : DEV_ACQUIRER_SECRET);
+  if (strict && (acquirerWebhookSecret.length < 32 || acquirerWebhookSecret === DEV_ACQUIRER_SECRET)) {
     throw new ConfigError(
-      'ACQUIRER_WEBHOOK_SECRET is required when NODE_ENV=production (at least 32 random characters)',
+      `ACQUIRER_WEBHOOK_SECRET is required when NODE_ENV=${nodeEnv} (at least 32 random characters)`,
     );
   }
   const acquirer = env.ACQUIRER || 'sandbox';
@@ -61,6 +79,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     nodeEnv,
     production,
+    strict,
+    // webhook URLs must be https and resolve to public addresses, unless a non-production environment opts out
+    publicWebhooksOnly: strict && !(bool(env, 'ALLOW_PRIVATE_WEBHOOK_URLS', false) && !production),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    bodyLimit: bodyLimit(env.BODY_LIMIT),
+    // browser origins allowed to call the API (CORS); none by default, since merchants call it from their servers
+    corsOrigins: (env.CORS_ORIGINS || '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     port: int(env, 'PORT', 3000),
     databaseUrl: env.DATABASE_URL || '',
     jwtSecret,

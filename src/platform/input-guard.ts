@@ -77,7 +77,7 @@ export const inputGuard: RequestHandler = (req, _res, next) => {
   if (BODY_METHODS.has(req.method)) {
     const body: unknown = req.body;
     if (body === undefined && req.method === 'POST') req.body = {};
-    else if (typeof body !== 'object' || body === null || Array.isArray(body))
+    else if (!hasBody(req) || typeof body !== 'object' || body === null || Array.isArray(body))
       return next(
         new ValidationError([{ field: 'body', message: INPUT_MESSAGES.notObject }], INPUT_MESSAGES.notObject),
       );

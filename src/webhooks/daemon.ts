@@ -23,7 +23,7 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
   const loops = Math.min(MAX_LOOPS, config.webhookConcurrency);
   const batchSize = Math.ceil(config.webhookConcurrency / loops);
   const sender = createSender({
-    production: config.production,
+    production: config.publicWebhooksOnly,
     timeoutMs: config.webhookTimeoutMs,
     maxSockets: loops * batchSize,
   });

@@ -17,12 +17,12 @@ import {
 const ALLOWED = EVENT_TYPES.join(', ');
 
 // Shared rules of POST and PATCH; `optional` distinguishes "absent" from "present but wrong".
-function urlRule(production: boolean, required: boolean): ValidationChain {
+function urlRule(publicOnly: boolean, required: boolean): ValidationChain {
   const chain = body('url');
   return (
     required ? chain.exists({ values: 'null' }).withMessage(URL_MESSAGES.required).bail() : chain.optional()
   ).custom(async (value: unknown) => {
-    const problem = await webhookUrlProblem(value, production);
+    const problem = await webhookUrlProblem(value, publicOnly);
     if (problem) throw new Error(problem);
   });
 }
@@ -60,10 +60,14 @@ export function webhookRoutes({ config }: Deps): Router {
     res.json({ events: EVENT_CATALOG.map(({ event, description, category }) => ({ event, description, category })) });
   });
 
-  router.post('/', ...validate([urlRule(config.production, true), nameRule(), eventsRule()]), async (req, res) => {
-    const webhook = await createWebhook(req.em, merchantIdOf(req), req.body as CreateWebhookInput);
-    res.status(201).json({ webhook });
-  });
+  router.post(
+    '/',
+    ...validate([urlRule(config.publicWebhooksOnly, true), nameRule(), eventsRule()]),
+    async (req, res) => {
+      const webhook = await createWebhook(req.em, merchantIdOf(req), req.body as CreateWebhookInput);
+      res.status(201).json({ webhook });
+    },
+  );
 
   router.get('/', async (req, res) => {
     res.json({ webhooks: await listWebhooks(req.em, merchantIdOf(req)) });
@@ -72,7 +76,7 @@ export function webhookRoutes({ config }: Deps): Router {
   router.patch(
     '/:id',
     ...validate([
-      urlRule(config.production, false),
+      urlRule(config.publicWebhooksOnly, false),
       nameRule(),
       eventsRule(),
       body('status')
