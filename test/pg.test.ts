@@ -3,6 +3,8 @@ import pg from 'pg';
 import { createTestDatabase } from './support/db.ts';
 import { createPgPool } from '../src/platform/pg.ts';
 import { createLogger } from '../src/platform/logger.ts';
+import { pgConnection } from '../src/platform/pg-ssl.ts';
+import { MikroORM, ormConfig } from '../src/platform/db.ts';
 
 // The webhook daemon's pool when PostgreSQL goes away in the middle of a transaction (found by `npm run chaos`: the
 // daemon died of an unhandled 'error' event when the postmaster was killed).
@@ -32,4 +34,49 @@ test('a connection lost between two statements of a transaction fails the transa
   // the broken connection was discarded, not pooled
   t.deepEqual((await pool.query<{ one: number }>('select 1 as one')).rows, [{ one: 1 }]);
   t.deepEqual((await pool.transaction((query) => query<{ two: number }>('select 2 as two'))).rows, [{ two: 2 }]);
+});
+
+test('sslmode (URL or PGSSLMODE) maps to node-postgres TLS options as libpq reads it', (t) => {
+  const base = 'postgresql://u:p@db.example.com:5432/app';
+  t.deepEqual(pgConnection(base, {}), { url: base, ssl: false });
+  t.deepEqual(pgConnection(`${base}?sslmode=require`, {}), { url: base, ssl: { rejectUnauthorized: false } });
+  t.deepEqual(pgConnection(base, { PGSSLMODE: 'no-verify' }).ssl, { rejectUnauthorized: false });
+  t.deepEqual(pgConnection(`${base}?sslmode=verify-full`, { PGSSLMODE: 'disable' }).ssl, { rejectUnauthorized: true });
+  t.deepEqual(pgConnection(`${base}?sslmode=disable&application_name=x`, { PGSSLMODE: 'require' }), {
+    url: `${base}?application_name=x`,
+    ssl: false,
+  });
+  t.throws(() => pgConnection(`${base}?sslmode=sometimes`, {}), { message: /sslmode\/PGSSLMODE must be/ });
+});
+
+// Against the test server (TLS or not): with sslmode=require every pool either talks TLS or is refused for lack of it;
+// it never silently connects in plain text.
+test('the ORM and the plain pools honour sslmode=require on a real connection', async (t) => {
+  const url = await createTestDatabase();
+  const required = `${url}${url.includes('?') ? '&' : '?'}sslmode=require`;
+  const sslOf = 'select coalesce((select ssl from pg_stat_ssl where pid = pg_backend_pid()), false) as ssl';
+  const plain = createPgPool(url, 1, createLogger('silent', 'test'), 'test');
+  t.false((await plain.query<{ ssl: boolean }>(sslOf)).rows[0].ssl);
+  await plain.close();
+
+  const pool = createPgPool(required, 1, createLogger('silent', 'test'), 'test');
+  const orm = await MikroORM.init(ormConfig(required, [], { discovery: { warnWhenNoEntities: false } }));
+  t.teardown(async () => {
+    await pool.close();
+    await orm.close();
+  });
+  for (const run of [
+    () => pool.query<{ ssl: boolean }>(sslOf).then((r) => r.rows[0].ssl),
+    () =>
+      orm.em
+        .fork()
+        .execute(sslOf)
+        .then((r) => r[0].ssl),
+  ]) {
+    try {
+      t.true(await run());
+    } catch (err) {
+      t.regex((err as Error).message, /does not support SSL/);
+    }
+  }
 });

@@ -32,7 +32,7 @@ if (config.webConcurrency > 1 && cluster.isPrimary) {
       await inflight.drained(15_000); // handlers of clients that hung up are still using the pools
       await closeDeps(deps);
     });
-    announceReady();
+    announceReady(logger);
   } catch (err) {
     fatal(logger, err);
   }

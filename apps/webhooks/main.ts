@@ -17,7 +17,7 @@ try {
   const boss = await createBoss(config.databaseUrl, logger, { supervise: true });
   await start({ config, boss, logger });
   onShutdown(logger, () => boss.stop({ graceful: true, timeout: 20_000 }));
-  announceReady();
+  announceReady(logger);
 } catch (err) {
   fatal(logger, err);
 }

@@ -15,7 +15,7 @@ try {
   const deps = await buildDeps(config, logger, { supervise: true, schedule: true });
   await start(deps);
   onShutdown(logger, () => closeDeps(deps));
-  announceReady();
+  announceReady(logger);
 } catch (err) {
   fatal(logger, err);
 }

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { OpsError, type Command } from '../platform/ops.ts';
 import { createApiPixClient } from './apipix/client.ts';
+import { apiPixClientOptions } from './index.ts';
 
 // Operator commands of the acquirer (ACQUIRER=apipix).
 export const acquirerCommands: Command[] = [
@@ -25,17 +25,7 @@ export const acquirerCommands: Command[] = [
       const webhookUrl = `${config.publicBaseUrl}/v1/acquirer/apipix/${c.webhookToken}`;
       const shown = webhookUrl.replace(c.webhookToken, `${c.webhookToken.slice(0, 4)}…`);
       if (flags['dry-run']) return { dryRun: true, chave: c.pixKey, webhookUrl: shown };
-      const pem = (file: string) => readFileSync(file, 'utf8');
-      const client = createApiPixClient({
-        baseUrl: c.baseUrl,
-        clientId: c.clientId,
-        clientSecret: c.clientSecret,
-        cert: pem(c.certFile),
-        key: pem(c.keyFile),
-        ...(c.caFile ? { ca: pem(c.caFile) } : {}),
-        pixKey: c.pixKey,
-        timeoutMs: c.timeoutMs,
-      });
+      const client = createApiPixClient(apiPixClientOptions(c));
       try {
         await client.putWebhook(c.pixKey, webhookUrl, { skipMtlsChecking: flags['skip-mtls-checking'] === true });
         const registered = await client.getWebhook(c.pixKey);

@@ -8,13 +8,13 @@ import { createSandboxAcquirer } from './sandbox.ts';
 import { createApiPixClient } from './apipix/client.ts';
 import { createApiPixAcquirer } from './apipix/adapter.ts';
 
-// Picks the adapter named by ACQUIRER. The sandbox keeps its state in our database, hence orm and boss.
-export function createAcquirer(config: Config, deps: { orm: MikroORM; boss: PgBoss; logger: Logger }): Acquirer {
-  if (!config.apipix)
-    return createSandboxAcquirer({ publicBaseUrl: config.publicBaseUrl, orm: deps.orm, boss: deps.boss });
-  const c = config.apipix;
-  const pem = (file: string) => readFileSync(file, 'utf8');
-  const client = createApiPixClient({
+// A PEM given inline (a platform config var holding the certificate itself) or as the path of a file.
+const pem = (value: string) =>
+  value.startsWith('-----BEGIN') ? value.replace(/\\n/g, '\n') : readFileSync(value, 'utf8');
+
+// The client's settings from APIPIX_* (the adapter and the acquirer:webhook command build the same client).
+export function apiPixClientOptions(c: NonNullable<Config['apipix']>) {
+  return {
     baseUrl: c.baseUrl,
     clientId: c.clientId,
     clientSecret: c.clientSecret,
@@ -23,8 +23,14 @@ export function createAcquirer(config: Config, deps: { orm: MikroORM; boss: PgBo
     ...(c.caFile ? { ca: pem(c.caFile) } : {}),
     pixKey: c.pixKey,
     timeoutMs: c.timeoutMs,
-    logger: deps.logger,
-  });
+  };
+}
+
+// Picks the adapter named by ACQUIRER. The sandbox keeps its state in our database, hence orm and boss.
+export function createAcquirer(config: Config, deps: { orm: MikroORM; boss: PgBoss; logger: Logger }): Acquirer {
+  if (!config.apipix)
+    return createSandboxAcquirer({ publicBaseUrl: config.publicBaseUrl, orm: deps.orm, boss: deps.boss });
+  const client = createApiPixClient({ ...apiPixClientOptions(config.apipix), logger: deps.logger });
   return createApiPixAcquirer(client);
 }
 

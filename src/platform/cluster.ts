@@ -10,7 +10,7 @@ export function runClusterPrimary(count: number, logger: Logger): void {
   const fork = () => {
     const worker = cluster.fork();
     worker.on('message', (msg) => {
-      if (msg === 'ready' && ++ready === count) announceReady();
+      if (msg === 'ready' && ++ready === count) announceReady(logger);
     });
   };
   for (let i = 0; i < count; i++) fork();

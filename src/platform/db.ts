@@ -1,6 +1,7 @@
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { fileURLToPath } from 'node:url';
+import { pgConnection } from './pg-ssl.ts';
 
 const migrationsPath = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
@@ -10,8 +11,10 @@ export function ormConfig(
   entities: Options['entities'],
   overrides: Partial<Options> = {},
 ): Options {
+  const { url, ssl } = pgConnection(databaseUrl);
   return defineConfig({
-    clientUrl: databaseUrl,
+    clientUrl: url,
+    driverOptions: { ssl },
     entities,
     extensions: [Migrator],
     // migration:create diffs the entities against the live database (no snapshot file to drift).

@@ -36,8 +36,9 @@ export function onShutdown(logger: Logger, shutdown: () => Promise<void>, graceM
   }
 }
 
-// Tells a supervising `npm start` that this process is up.
-export function announceReady(): void {
+// Tells a supervising `npm start` (and the logs, for a platform's boot check) that this process is up.
+export function announceReady(logger: Logger): void {
+  logger.info('ready');
   process.send?.('ready');
 }
 

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Db } from 'pg-boss';
 import type { Logger } from './logger.ts';
+import { pgConnection } from './pg-ssl.ts';
 
 export type Query = <R = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
 
@@ -15,7 +16,8 @@ export type PgPool = {
 };
 
 export function createPgPool(connectionString: string, max: number, logger: Logger, name: string): PgPool {
-  const pool = new pg.Pool({ connectionString, max, application_name: name });
+  const { url, ssl } = pgConnection(connectionString);
+  const pool = new pg.Pool({ connectionString: url, ssl, max, application_name: name });
   // An idle connection dropped by the server: the pool replaces it on the next checkout.
   pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
 

@@ -1,6 +1,7 @@
 import { PgBoss, fromKysely, type Job, type JobResult, type QueueOptions, type WorkOptions } from 'pg-boss';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { pgConnection } from './pg-ssl.ts';
 
 // Queue names in one place; every queue is created with notify so workers wake on LISTEN/NOTIFY, not on the next poll.
 export const QUEUES = {
@@ -92,8 +93,10 @@ export async function createBoss(
   logger: Logger,
   opts: { supervise?: boolean; schedule?: boolean } = {},
 ): Promise<PgBoss> {
+  const { url, ssl } = pgConnection(databaseUrl);
   const boss = new PgBoss({
-    connectionString: databaseUrl,
+    connectionString: url,
+    ssl,
     schema: 'pgboss',
     useListenNotify: true,
     supervise: opts.supervise ?? false,
