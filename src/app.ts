@@ -1,11 +1,11 @@
 import express from 'express';
 import helmet from 'helmet';
 import cors from 'cors';
-import { rateLimit } from 'express-rate-limit';
 import type { Deps } from './deps.ts';
 import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
 import { inflightTracker } from './platform/inflight.ts';
 import { inputGuard, requireJsonBody } from './platform/input-guard.ts';
+import { createRateLimits } from './platform/rate-limits.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { registerRoutes } from './merchants/register.ts';
@@ -49,20 +49,12 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   if (config.apipix) app.use('/v1/acquirer/apipix', apiPixNotificationRoutes(deps));
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
-  // Brute-force guard on credentials; counted per instance (approximate when scaled out, by design).
-  const authLimiter = rateLimit({
-    windowMs: 60_000,
-    limit: 20,
-    standardHeaders: 'draft-8',
-    legacyHeaders: false,
-    skip: () => !config.rateLimitEnabled,
-    handler: (_req, res) => void res.status(429).json({ message: 'Muitas requisições, tente novamente em instantes' }),
-  });
-
-  const authenticate = createAuthenticator(config.jwtSecret);
+  // Shared by every process (PostgreSQL): per merchant once authenticated, per IP and e-mail on login and register.
+  const limits = createRateLimits(config, logger);
+  const authenticate = [createAuthenticator(config.jwtSecret), limits.perCredential];
   const feeDefaults = { bps: config.platformFeeBps, fixed: config.platformFeeFixed };
 
-  app.use('/v1/auth', registerRoutes(config.jwtSecret, authLimiter), authRoutes(config.jwtSecret, authLimiter));
+  app.use('/v1/auth', registerRoutes(config.jwtSecret, limits.auth), authRoutes(config.jwtSecret, limits.auth));
   app.use('/v1/api-keys', authenticate, apiKeyRoutes());
   app.use('/v1/merchants/me/withdrawals', authenticate, withdrawalRoutes(deps));
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));

@@ -12,6 +12,7 @@ import { ledgerCommands } from './ledger/ledger.ops.ts';
 import { chargeCommands } from './charges/charges.ops.ts';
 import { acquirerCommands } from './acquirer/acquirer.ops.ts';
 import { infractionCommands } from './infractions/infractions.ops.ts';
+import { secretCommands } from './webhooks/secrets.ops.ts';
 import { OpsError, OpsFailure, type Command } from './platform/ops.ts';
 
 export const commands: Command[] = [
@@ -22,6 +23,7 @@ export const commands: Command[] = [
   ...chargeCommands,
   ...acquirerCommands,
   ...infractionCommands,
+  ...secretCommands,
 ];
 
 function usage(): string {
@@ -85,6 +87,7 @@ export async function main(argv: string[], io: Io = { out: console.log, err: con
         em: orm.em.fork(),
         config,
         boss: async () => (boss ??= await createBoss(databaseUrl, createLogger('silent', 'ops'))),
+        progress: io.err,
       },
       flags,
     );

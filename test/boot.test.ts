@@ -26,6 +26,7 @@ test.before(async () => {
     DATABASE_URL: await createTestDatabase(),
     JWT_SECRET: 'j'.repeat(48),
     ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(48),
+    SECRETS_KEYS: `k1:${Buffer.alloc(32, 5).toString('base64')}`,
     PUBLIC_BASE_URL: 'https://pix.example.com',
     LOG_LEVEL: 'info',
     ACQUIRER: 'apipix',

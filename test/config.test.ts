@@ -17,6 +17,7 @@ test('production refuses a missing or weak JWT_SECRET, and a missing DATABASE_UR
     ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40),
     ACQUIRER: 'apipix',
     ...APIPIX,
+    SECRETS_KEYS: KEYS,
   };
   t.throws(() => loadConfig({ NODE_ENV: 'production', ...db }), { message: /JWT_SECRET is required/ });
   t.throws(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'short', ...db }), {
@@ -30,6 +31,8 @@ test('production refuses a missing or weak JWT_SECRET, and a missing DATABASE_UR
   });
   t.is(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(40), ...db }).production, true);
 });
+
+const KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
 
 const APIPIX = {
   APIPIX_BASE_URL: 'https://psp.example.com/',
@@ -47,6 +50,7 @@ test('production refuses the sandbox acquirer (it mints balances) with one clear
     JWT_SECRET: 'k'.repeat(40),
     DATABASE_URL: 'postgresql://x@y/z',
     ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40),
+    SECRETS_KEYS: KEYS,
   };
   t.throws(() => loadConfig(env), { message: /ACQUIRER=sandbox is refused when NODE_ENV=production/ });
   t.throws(() => loadConfig({ ...env, ACQUIRER: 'acme' }), { message: /ACQUIRER must be "sandbox" or "apipix"/ });
@@ -71,7 +75,7 @@ test('staging gets production protections: no default secrets, public https webh
   t.throws(() => loadConfig({ ...base, JWT_SECRET: 'k'.repeat(40) }), {
     message: /ACQUIRER_WEBHOOK_SECRET is required when NODE_ENV=staging/,
   });
-  const env = { ...base, JWT_SECRET: 'k'.repeat(40), ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40) };
+  const env = { ...base, JWT_SECRET: 'k'.repeat(40), ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40), SECRETS_KEYS: KEYS };
   const staging = loadConfig(env);
   t.like(staging, { strict: true, production: false, publicWebhooksOnly: true, acquirer: 'sandbox' });
   t.false(loadConfig({ ...env, ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }).publicWebhooksOnly);
@@ -92,6 +96,34 @@ test('TRUST_PROXY, BODY_LIMIT and CORS_ORIGINS are read as Express expects them'
     'https://a.example',
     'https://b.example',
   ]);
+});
+
+test('SECRETS_KEYS: required in production and staging, a fixed development key otherwise, malformed keys refused', (t) => {
+  const prod = {
+    NODE_ENV: 'production',
+    JWT_SECRET: 'k'.repeat(40),
+    DATABASE_URL: 'postgresql://x@y/z',
+    ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(40),
+    ACQUIRER: 'apipix',
+    ...APIPIX,
+  };
+  t.throws(() => loadConfig(prod), { message: /SECRETS_KEYS is required outside development and test/ });
+  t.throws(() => loadConfig({ ...prod, NODE_ENV: 'staging' }), { message: /SECRETS_KEYS is required/ });
+  t.throws(() => loadConfig({ ...prod, SECRETS_KEYS: `key one:${Buffer.alloc(32).toString('base64')}` }), {
+    message: /SECRETS_KEYS must be a comma-separated list/,
+  });
+  t.throws(
+    () => loadConfig({ ...prod, SECRETS_KEYS: `dev:${loadConfig({}).secrets.keys.get('dev')!.toString('base64')}` }),
+    {
+      message: /development key/,
+    },
+  );
+  t.throws(() => loadConfig({ SECRETS_KEYS: 'k1:c2hvcnQ=' }), { message: /key "k1" must be 32 bytes/ });
+  t.throws(() => loadConfig({ SECRETS_KEYS: `${KEYS},${KEYS}` }), { message: /"k1" appears twice/ });
+  const two = loadConfig({ ...prod, SECRETS_KEYS: `k2:${Buffer.alloc(32, 9).toString('base64')}, ${KEYS}` }).secrets;
+  t.is(two.current, 'k2');
+  t.deepEqual([...two.keys.keys()], ['k2', 'k1']);
+  t.is(loadConfig({ NODE_ENV: 'test' }).secrets.current, 'dev');
 });
 
 test('malformed numbers and booleans are refused by name', (t) => {

@@ -9,15 +9,18 @@ import { createDeliveries, recordEvent } from '../src/webhooks/events.ts';
 import type { DeliverJob, EventRow } from '../src/webhooks/webhooks.sql.ts';
 import { deliverBatch, type DeliverContext } from '../src/webhooks/deliver.ts';
 import { createSender } from '../src/webhooks/sender.ts';
+import { signingKeyCache, type SigningKeys } from '../src/webhooks/signing-keys.ts';
 import { MAX_ATTEMPTS } from '../src/webhooks/retry.ts';
 
 // deliverBatch driven by hand (no daemon runs in this file): one batch mixing every outcome, checked row by row.
 let app: TestApp;
 let db: PgPool;
 const sender = createSender({ production: false, timeoutMs: 2000 });
+let signingKeys: SigningKeys;
 test.before(async () => {
   app = await startTestApp();
   db = createPgPool(app.databaseUrl, 2, app.deps.logger, 'webhooks');
+  signingKeys = signingKeyCache(app.config.secrets);
 });
 test.after.always(async () => {
   sender.close();
@@ -99,6 +102,7 @@ test('one batch: success, retry (its job written with the row), final failure, p
     db,
     boss: app.boss,
     sender,
+    signingKeys,
     retryScale: 1,
     logger: app.deps.logger,
     wakeAfter: (s) => wakes.push(s),
@@ -163,6 +167,7 @@ test('a database error fails the whole batch before anything is sent', async (t)
     db: broken,
     boss: app.boss,
     sender,
+    signingKeys,
     retryScale: 1,
     logger: app.deps.logger,
     wakeAfter: () => {},
@@ -191,7 +196,15 @@ test('a row that moved on while its POST was in flight (another worker, a replay
   };
   const wakes: number[] = [];
   await deliverBatch(
-    { db, boss: app.boss, sender: racing, retryScale: 1, logger: app.deps.logger, wakeAfter: (s) => wakes.push(s) },
+    {
+      db,
+      boss: app.boss,
+      sender: racing,
+      signingKeys,
+      retryScale: 1,
+      logger: app.deps.logger,
+      wakeAfter: (s) => wakes.push(s),
+    },
     [job({ id: row.id, attempt: 0, step: 0 })],
   );
   const {
@@ -223,6 +236,7 @@ test("a retry job that cannot be written takes the attempt's log update with it 
     db,
     boss: failingQueue,
     sender,
+    signingKeys,
     retryScale: 1,
     logger: app.deps.logger,
     wakeAfter: () => {},

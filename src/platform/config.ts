@@ -1,3 +1,5 @@
+import { parseKeyring } from './secrets.ts';
+
 // The one place that reads the environment. Every process calls loadConfig() once at start.
 export type Config = ReturnType<typeof loadConfig>;
 
@@ -98,6 +100,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     apipix: acquirer === 'apipix' ? apipixConfig(env) : null,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${int(env, 'PORT', 3000)}`).replace(/\/+$/, ''),
     rateLimitEnabled: bool(env, 'RATE_LIMIT_ENABLED', true),
+    // shared by every process through PostgreSQL: per merchant on authenticated routes, per IP and per e-mail on auth
+    rateLimitApiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 6000, 1),
+    rateLimitAuthIpPerMinute: int(env, 'RATE_LIMIT_AUTH_IP_PER_MINUTE', 20, 1),
+    rateLimitAuthEmailPerMinute: int(env, 'RATE_LIMIT_AUTH_EMAIL_PER_MINUTE', 10, 1),
+    // the keys sealing secrets at rest (webhook secrets); required wherever production's protections apply
+    secrets: parseKeyring(env.SECRETS_KEYS, strict),
     platformFeeBps: int(env, 'PLATFORM_FEE_BPS', 99),
     platformFeeFixed: int(env, 'PLATFORM_FEE_FIXED', 0),
     webhookRetryScale: num(env, 'WEBHOOK_RETRY_SCALE', 1),

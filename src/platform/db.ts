@@ -30,6 +30,8 @@ export function ormConfig(
       silent: true,
       snapshot: false,
     },
+    // rate-limiter-flexible's table has no entity: created by a migration, left alone by the schema diff
+    schemaGenerator: { skipTables: ['rate_limits'] },
     allowGlobalContext: false,
     debug: false,
     ...overrides,

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 
 // SIGINT/SIGTERM run the shutdown once and exit 0; a second signal, or a shutdown past the grace period, forces exit 1.
@@ -38,7 +39,8 @@ export function onShutdown(logger: Logger, shutdown: () => Promise<void>, graceM
 
 // Tells a supervising `npm start` (and the logs, for a platform's boot check) that this process is up.
 export function announceReady(logger: Logger): void {
-  logger.info('ready');
+  if (!cluster.isWorker) logger.info('ready'); // an API process of a cluster tells its primary, which says it once
+
   process.send?.('ready');
 }
 

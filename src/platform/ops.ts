@@ -4,7 +4,13 @@ import type { Config } from './config.ts';
 
 // An operator command: declared flags (parsed with node:util parseArgs), a JSON-serialisable result.
 export type Flag = { type: 'string' | 'boolean'; required?: boolean; description: string };
-export type OpsContext = { em: EntityManager; config: Config; boss: () => Promise<PgBoss> };
+// `progress` prints a line on stderr while a long command runs (stdout keeps only the JSON result).
+export type OpsContext = {
+  em: EntityManager;
+  config: Config;
+  boss: () => Promise<PgBoss>;
+  progress: (line: string) => void;
+};
 export type Command = {
   name: string;
   summary: string;

@@ -6,6 +6,7 @@ import { createPgPool } from '../platform/pg.ts';
 import type { DeliverJob } from './webhooks.sql.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
+import { signingKeyCache } from './signing-keys.ts';
 
 // Retries due within this many seconds get an in-process wake-up; later ones are found by the backstop poll.
 const WAKE_WITHIN_SECONDS = 15 * 60;
@@ -38,6 +39,7 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
     db,
     boss,
     sender,
+    signingKeys: signingKeyCache(config.secrets),
     retryScale: config.webhookRetryScale,
     logger,
     wakeAfter: (seconds) => {

@@ -3,7 +3,9 @@ import type { Logger } from '../platform/logger.ts';
 import type { PgPool } from '../platform/pg.ts';
 import { QUEUES } from '../platform/queue.ts';
 import type { AttemptResult, Sender } from './sender.ts';
-import { signedHeaders, signingKey } from './signing.ts';
+import { SecretKeyError } from '../platform/secrets.ts';
+import { signedHeaders } from './signing.ts';
+import type { SigningKeys } from './signing-keys.ts';
 import { nextRetryDelay } from './retry.ts';
 import {
   CANCEL_DELIVERIES,
@@ -17,6 +19,7 @@ export type DeliverContext = {
   db: PgPool;
   boss: PgBoss;
   sender: Sender;
+  signingKeys: SigningKeys;
   retryScale: number;
   logger: Logger;
   wakeAfter: (seconds: number) => void; // retries due soon wake this process' workers instead of waiting for a poll
@@ -56,17 +59,18 @@ export async function deliverBatch(ctx: DeliverContext, jobs: Job<DeliverJob>[])
       );
   }
 
-  const keys = new Map<string, Buffer>(); // the decoded HMAC key of each webhook secret in the batch
-  const keyOf = (secret: string) => keys.get(secret) ?? keys.set(secret, signingKey(secret)).get(secret)!;
   const recorder = attemptRecorder(ctx);
   await Promise.all(
     toSend.map(async ({ job, row }) => {
       const startedAt = new Date();
-      const result = await ctx.sender.post(
-        row.url,
-        signedHeaders(keyOf(row.secret), row.delivery_id, row.payload, startedAt.getTime()),
-        row.payload,
-      );
+      const key = keyOf(ctx, row);
+      const result = key
+        ? await ctx.sender.post(
+            row.url,
+            signedHeaders(key, row.delivery_id, row.payload, startedAt.getTime()),
+            row.payload,
+          )
+        : UNSIGNABLE;
       const step = job.data.step + 1;
       const delay = result.success ? null : nextRetryDelay(step, ctx.retryScale, result.retryAfterSeconds);
       recorder.add({
@@ -80,6 +84,25 @@ export async function deliverBatch(ctx: DeliverContext, jobs: Job<DeliverJob>[])
     }),
   );
   await recorder.done();
+}
+
+// A secret no configured key opens (a key removed from SECRETS_KEYS too early): nothing is sent, the attempt is
+// recorded as failed and retried on the usual schedule, so restoring the key lets the delivery through.
+const UNSIGNABLE: AttemptResult = {
+  statusCode: null,
+  response: 'Entrega não enviada: o segredo do webhook não pôde ser decifrado (erro de configuração da plataforma)',
+  success: false,
+  retryAfterSeconds: null,
+};
+
+function keyOf(ctx: DeliverContext, row: DeliveryRow): Buffer | null {
+  try {
+    return ctx.signingKeys(row.webhook_id, row.secret);
+  } catch (err) {
+    if (!(err instanceof SecretKeyError)) throw err;
+    ctx.logger.error({ webhookId: row.webhook_id, deliveryId: row.delivery_id, err }, 'webhook secret unreadable');
+    return null;
+  }
 }
 
 // Answers that arrive within this window of each other are recorded by one statement.

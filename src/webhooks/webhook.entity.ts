@@ -13,7 +13,7 @@ export const Webhook = defineEntity({
     name: p.string().length(100).nullable(),
     url: p.string().length(2048),
     events: p.array().default([]),
-    secret: p.string().length(100).hidden(),
+    secret: p.string().length(255).hidden(), // sealed: src/platform/secrets.ts
     status: p.enum(['ACTIVE', 'INACTIVE']).default('ACTIVE'),
     deletedAt: p.datetime().nullable(),
   },

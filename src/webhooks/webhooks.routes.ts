@@ -64,13 +64,13 @@ export function webhookRoutes({ config }: Deps): Router {
     '/',
     ...validate([urlRule(config.publicWebhooksOnly, true), nameRule(), eventsRule()]),
     async (req, res) => {
-      const webhook = await createWebhook(req.em, merchantIdOf(req), req.body as CreateWebhookInput);
+      const webhook = await createWebhook(req.em, config.secrets, merchantIdOf(req), req.body as CreateWebhookInput);
       res.status(201).json({ webhook });
     },
   );
 
   router.get('/', async (req, res) => {
-    res.json({ webhooks: await listWebhooks(req.em, merchantIdOf(req)) });
+    res.json({ webhooks: await listWebhooks(req.em, config.secrets, merchantIdOf(req)) });
   });
 
   router.patch(

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
-import { isUuid } from '../platform/base.entity.ts';
+import { isUuid, newId } from '../platform/base.entity.ts';
+import { open, seal, type Keyring } from '../platform/secrets.ts';
 import { Webhook, type IWebhook } from './webhook.entity.ts';
 import { generateSecret, maskSecret } from './signing.ts';
 import { LAST_LOGS, LOCK_MERCHANT, logView, type LogRow } from './webhooks.sql.ts';
@@ -33,30 +34,38 @@ async function findOwned(em: EntityManager, merchantId: string, id: string): Pro
   return webhook;
 }
 
-// The only response that carries the full secret.
-export async function createWebhook(em: EntityManager, merchantId: string, input: CreateWebhookInput) {
+// The only response that carries the full secret; the row holds it sealed (bound to the webhook's id).
+export async function createWebhook(
+  em: EntityManager,
+  secrets: Keyring,
+  merchantId: string,
+  input: CreateWebhookInput,
+) {
   return em.transactional(async (tx) => {
     // Serialise creations of one merchant so two concurrent requests cannot both pass the limit.
     await tx.execute(LOCK_MERCHANT, [merchantId]);
     const count = await tx.count(Webhook, { merchant: merchantId, deletedAt: null });
     if (count >= MAX_WEBHOOKS_PER_MERCHANT)
       throw new BusinessRuleError(`Limite de ${MAX_WEBHOOKS_PER_MERCHANT} webhooks atingido`);
+    const id = newId();
+    const secret = generateSecret();
     const webhook = tx.create(Webhook, {
+      id,
       merchant: merchantId,
       url: input.url,
       name: nameOf(input.name) ?? null,
       events: eventsOf(input.events) ?? [],
-      secret: generateSecret(),
+      secret: seal(secrets, secret, id),
       status: 'ACTIVE',
     });
     await tx.flush();
-    return { ...baseView(webhook), secret: webhook.secret, status: webhook.status, createdAt: iso(webhook.createdAt) };
+    return { ...baseView(webhook), secret, status: webhook.status, createdAt: iso(webhook.createdAt) };
   });
 }
 
 // Two queries whatever the number of webhooks: the webhooks, then the last 20 logs of each through LATERAL
 // (served by the (webhook_id, created_at desc, id desc) index).
-export async function listWebhooks(em: EntityManager, merchantId: string) {
+export async function listWebhooks(em: EntityManager, secrets: Keyring, merchantId: string) {
   const webhooks = await em.find(
     Webhook,
     { merchant: merchantId, deletedAt: null },
@@ -72,7 +81,7 @@ export async function listWebhooks(em: EntityManager, merchantId: string) {
   }
   return webhooks.map((w) => ({
     ...baseView(w),
-    secret: maskSecret(w.secret),
+    secret: maskSecret(open(secrets, w.secret, w.id)),
     status: w.status,
     createdAt: iso(w.createdAt),
     updatedAt: iso(w.updatedAt),

@@ -104,6 +104,24 @@ export const REPLAY_CANDIDATES = (
 export const REPLAY = `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), updated_at = now()
   where id in (select jsonb_array_elements_text(?::jsonb)::uuid)`;
 
+// (MikroORM, `?`) Secrets not sealed under the current key (prefix `v1:<kid>:`), locked, skipping rows another
+// rotation (or a webhook update) holds and those that already failed in this run.
+export const SECRETS_TO_RESEAL = `select id, secret from webhooks
+  where not starts_with(secret, ?) and id not in (select jsonb_array_elements_text(?::jsonb)::uuid)
+  order by id limit ? for update skip locked`;
+
+// (MikroORM, `?`) Writes re-sealed secrets; updated_at stays, the merchant changed nothing.
+export const RESEAL_SECRETS = `update webhooks w set secret = r.secret
+  from jsonb_to_recordset(?::jsonb) as r(id uuid, secret text) where w.id = r.id`;
+
+// (MikroORM, `?`) Secrets still to re-seal.
+export const COUNT_TO_RESEAL = 'select count(*)::int as n from webhooks where not starts_with(secret, ?)';
+
+// (MikroORM) How many secrets each key id seals; legacy rows count as "plaintext".
+export const SECRETS_BY_KEY = `select case when starts_with(secret, 'v1:') then split_part(secret, ':', 2)
+    else 'plaintext' end as kid, count(*)::int as n
+  from webhooks group by 1 order by 1`;
+
 const iso = (d: Date | string) => new Date(d).toISOString();
 
 // A delivery log as the API lists it (spec 2.6).

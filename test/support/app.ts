@@ -20,9 +20,13 @@ export type TestApp = {
   close: () => Promise<void>;
 };
 
-// The real API listening on an ephemeral port, over its own freshly migrated database.
-export async function startTestApp(env: Record<string, string> = {}, opts: { logger?: Logger } = {}): Promise<TestApp> {
-  const databaseUrl = await createTestDatabase();
+// The real API listening on an ephemeral port, over its own freshly migrated database (or another app's, as a second
+// process of one deployment would be).
+export async function startTestApp(
+  env: Record<string, string> = {},
+  opts: { logger?: Logger; databaseUrl?: string } = {},
+): Promise<TestApp> {
+  const databaseUrl = opts.databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
