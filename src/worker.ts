@@ -8,6 +8,8 @@ import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
 import { registerInfractions } from './infractions/infractions.worker.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
 import { applyTransferOutcome } from './withdrawals/withdrawals.states.ts';
+import { createRegistry, serveMetrics, type Registry } from './platform/metrics.ts';
+import { settlementLag } from './charges/charges.metrics.ts';
 
 // The listing counters the worker folds every minute.
 const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter];
@@ -31,8 +33,8 @@ async function registerSandbox(deps: Deps): Promise<void> {
 }
 
 // The worker process: talks to the acquirer, settles payments and runs scheduled jobs.
-const registrations: ((deps: Deps) => Promise<void>)[] = [
-  registerCharges,
+const registrations: ((deps: Deps, registry: Registry) => Promise<void>)[] = [
+  (deps, registry) => registerCharges(deps, settlementLag(registry)),
   registerWithdrawals,
   registerCounters,
   registerSandbox,
@@ -40,6 +42,12 @@ const registrations: ((deps: Deps) => Promise<void>)[] = [
 ];
 
 export async function startWorker(deps: Deps): Promise<void> {
-  for (const register of registrations) await register(deps);
-  deps.logger.info('worker ready');
+  const { config, boss, logger } = deps;
+  const registry = createRegistry();
+  for (const register of registrations) await register(deps, registry);
+  if (config.metricsPort) {
+    const metrics = await serveMetrics(registry, { port: config.metricsPort, token: config.metricsToken, logger });
+    boss.once('stopped', () => void metrics.close());
+  }
+  logger.info('worker ready');
 }
