@@ -8,7 +8,7 @@ import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
 import { registerInfractions } from './infractions/infractions.worker.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
 import { applyTransferOutcome } from './withdrawals/withdrawals.states.ts';
-import { createRegistry, serveMetrics, type Registry } from './platform/metrics.ts';
+import { processMetrics, type Registry } from './platform/metrics.ts';
 import { settlementLag } from './charges/charges.metrics.ts';
 
 // The listing counters the worker folds every minute.
@@ -33,8 +33,8 @@ async function registerSandbox(deps: Deps): Promise<void> {
 }
 
 // The worker process: talks to the acquirer, settles payments and runs scheduled jobs.
-const registrations: ((deps: Deps, registry: Registry) => Promise<void>)[] = [
-  (deps, registry) => registerCharges(deps, settlementLag(registry)),
+const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[] = [
+  (deps, registry) => registerCharges(deps, registry ? settlementLag(registry) : undefined),
   registerWithdrawals,
   registerCounters,
   registerSandbox,
@@ -42,12 +42,7 @@ const registrations: ((deps: Deps, registry: Registry) => Promise<void>)[] = [
 ];
 
 export async function startWorker(deps: Deps): Promise<void> {
-  const { config, boss, logger } = deps;
-  const registry = createRegistry();
+  const registry = await processMetrics(deps.config, deps.boss, deps.logger);
   for (const register of registrations) await register(deps, registry);
-  if (config.metricsPort) {
-    const metrics = await serveMetrics(registry, { port: config.metricsPort, token: config.metricsToken, logger });
-    boss.once('stopped', () => void metrics.close());
-  }
-  logger.info('worker ready');
+  deps.logger.info('worker ready');
 }

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { PgBoss } from 'pg-boss';
 import type { Logger } from './logger.ts';
 
 // Each process (and each app a test starts) has its own registry: prom-client's global one refuses a second app.
@@ -164,10 +165,23 @@ export function metricsHandler(registry: Registry, token: string | null): Reques
 }
 
 /**
- * METRICS_PORT of a process without an HTTP API (worker, webhook daemon): GET /metrics and GET /healthz on their own
- * port, closed when `stopped` fires.
+ * The metrics of a process without an HTTP API (worker, webhook daemon): a registry served on METRICS_PORT until its
+ * pg-boss stops; null without METRICS_PORT, so nothing is collected that nobody could scrape.
  */
-export async function serveMetrics(
+export async function processMetrics(
+  o: { metricsPort: number | null; metricsToken: string | null },
+  boss: PgBoss,
+  logger: Logger,
+): Promise<Registry | null> {
+  if (!o.metricsPort) return null;
+  const registry = createRegistry();
+  const server = await serveMetrics(registry, { port: o.metricsPort, token: o.metricsToken, logger });
+  boss.once('stopped', () => void server.close());
+  return registry;
+}
+
+// GET /metrics and GET /healthz (and its old name /health) on their own port.
+async function serveMetrics(
   registry: Registry,
   o: { port: number; token: string | null; logger: Logger; host?: string },
 ): Promise<{ port: number; close: () => Promise<void> }> {

@@ -3,7 +3,7 @@ import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { QUEUES, RECOVERY_POLL_SECONDS } from '../platform/queue.ts';
 import { createPgPool } from '../platform/pg.ts';
-import { createRegistry, serveMetrics } from '../platform/metrics.ts';
+import { processMetrics } from '../platform/metrics.ts';
 import { deliveryOutcomes } from './webhooks.metrics.ts';
 import type { DeliverJob } from './webhooks.sql.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
@@ -29,14 +29,10 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
     timeoutMs: config.webhookTimeoutMs,
     maxSockets: loops * batchSize,
   });
-  const registry = createRegistry();
-  const metrics = config.metricsPort
-    ? await serveMetrics(registry, { port: config.metricsPort, token: config.metricsToken, logger })
-    : null;
+  const registry = await processMetrics(config, boss, logger);
   boss.once('stopped', () => {
     sender.close();
     db.close().catch((err: unknown) => logger.warn({ err }, 'closing the daemon pool failed'));
-    void metrics?.close();
   });
 
   let deliverWorkerId = '';
@@ -47,7 +43,7 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
     sender,
     retryScale: config.webhookRetryScale,
     logger,
-    count: deliveryOutcomes(registry),
+    count: registry ? deliveryOutcomes(registry) : undefined,
     wakeAfter: (seconds) => {
       if (seconds > WAKE_WITHIN_SECONDS) return;
       const at = Math.ceil((Date.now() + seconds * 1000) / 10) * 10 + 5;
