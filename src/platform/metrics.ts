@@ -183,8 +183,8 @@ export async function processMetrics(
 // GET /metrics and GET /healthz (and its old name /health) on their own port.
 async function serveMetrics(
   registry: Registry,
-  o: { port: number; token: string | null; logger: Logger; host?: string },
-): Promise<{ port: number; close: () => Promise<void> }> {
+  o: { port: number; token: string | null; logger: Logger },
+): Promise<{ close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/metrics') {
@@ -201,12 +201,10 @@ async function serveMetrics(
       res.end(JSON.stringify({ message: 'Rota não encontrada' }));
     }
   });
-  server.listen(o.port, o.host);
+  server.listen(o.port);
   await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  o.logger.info({ port }, 'metrics listening');
+  o.logger.info({ port: o.port }, 'metrics listening');
   return {
-    port,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
