@@ -117,6 +117,10 @@ await setupDatabase(env.DATABASE_URL!, logger).catch((err: unknown) =>
 );
 
 await whileRunning();
-for (const name of APPS) children.set(name, spawnChild(name, `apps/${name}/main.ts`, [], env));
+// One machine, one METRICS_PORT: the worker takes it and the webhook daemon the next one (the API serves PORT).
+const metricsPort = (name: string) =>
+  env.METRICS_PORT ? { METRICS_PORT: String(Number(env.METRICS_PORT) + (name === 'webhooks' ? 1 : 0)) } : {};
+for (const name of APPS)
+  children.set(name, spawnChild(name, `apps/${name}/main.ts`, [], { ...env, ...metricsPort(name) }));
 await Promise.all([...children.values()].map((c) => firstMessage(c)));
 logger.info({ ms: Date.now() - started, port: config.port }, `service ready on http://localhost:${config.port}`);

@@ -19,11 +19,14 @@ import { chargeRoutes } from './charges/charges.routes.ts';
 import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './charges/notifications.routes.ts';
 import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
 import { pixLocationRoutes, sandboxRoutes } from './charges/sandbox.routes.ts';
+import { observability } from './observability.ts';
 
 // The HTTP API: every route under /v1, JSON in and out, one error handler.
 export function createApp(deps: Deps, inflight = inflightTracker()): express.Express {
   const { config, orm, logger } = deps;
   const app = express();
+  const probes = observability(deps);
+  app.use(probes.middleware);
   app.use(inflight.middleware);
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy); // the client IP as the platform's router reports it
@@ -44,6 +47,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
     req.em = orm.em.fork(); // a fresh identity map per request
     next();
   });
+  app.use(probes.routes); // /healthz (/health), /readyz, /metrics: no credentials
   // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
   app.use('/v1/acquirer/notifications', acquirerNotificationRoutes(deps));
   if (config.apipix) app.use('/v1/acquirer/apipix', apiPixNotificationRoutes(deps));
@@ -67,7 +71,6 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
-  app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
 
   app.use(notFoundRoute);
   app.use(errorHandler);

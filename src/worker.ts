@@ -8,6 +8,8 @@ import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
 import { registerInfractions } from './infractions/infractions.worker.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
 import { applyTransferOutcome } from './withdrawals/withdrawals.states.ts';
+import { processMetrics, type Registry } from './platform/metrics.ts';
+import { settlementLag } from './charges/charges.metrics.ts';
 
 // The listing counters the worker folds every minute.
 const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter];
@@ -31,8 +33,8 @@ async function registerSandbox(deps: Deps): Promise<void> {
 }
 
 // The worker process: talks to the acquirer, settles payments and runs scheduled jobs.
-const registrations: ((deps: Deps) => Promise<void>)[] = [
-  registerCharges,
+const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[] = [
+  (deps, registry) => registerCharges(deps, registry ? settlementLag(registry) : undefined),
   registerWithdrawals,
   registerCounters,
   registerSandbox,
@@ -40,6 +42,7 @@ const registrations: ((deps: Deps) => Promise<void>)[] = [
 ];
 
 export async function startWorker(deps: Deps): Promise<void> {
-  for (const register of registrations) await register(deps);
+  const registry = await processMetrics(deps.config, deps.boss, deps.logger);
+  for (const register of registrations) await register(deps, registry);
   deps.logger.info('worker ready');
 }

@@ -142,3 +142,10 @@ test('the API process refuses to start in production without a secret, with a cl
   t.is(res.status, 1);
   t.regex(res.stderr, /JWT_SECRET is required when NODE_ENV=production/);
 });
+
+test('METRICS_PORT and METRICS_TOKEN are optional; a bad port is refused', (t) => {
+  t.like(loadConfig({}), { metricsPort: null, metricsToken: null });
+  t.like(loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 's3cret' }), { metricsPort: 9464, metricsToken: 's3cret' });
+  t.throws(() => loadConfig({ METRICS_PORT: 'abc' }), { message: /METRICS_PORT must be an integer >= 1/ });
+  t.throws(() => loadConfig({ METRICS_PORT: '0' }), { message: /METRICS_PORT must be an integer >= 1/ });
+});

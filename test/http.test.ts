@@ -68,6 +68,15 @@ test('logs carry request ids and never passwords, tokens, API keys or the Author
     t.false(all.includes(secret), secret.slice(0, 12));
 });
 
+test('probes and scrapes leave no request log line; other requests do', async (t) => {
+  for (const path of ['/healthz', '/health', '/readyz', '/metrics'])
+    t.is((await client(app.baseUrl).get(path, { 'x-request-id': `probe-${path.slice(1)}` })).status, 200, path);
+  await client(app.baseUrl).get('/nope', { 'x-request-id': 'not-a-probe' });
+  const all = logLines.join('');
+  t.false(all.includes('probe-'));
+  t.true(all.includes('not-a-probe'));
+});
+
 test('an unexpected error is a 500 with Erro interno and the request id, without a stack trace', async (t) => {
   const crashing = express();
   crashing.use(requestLogger(pino({ level: 'silent' })));

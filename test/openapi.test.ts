@@ -125,8 +125,17 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
   t.like(schemes.acquirerSignature, { type: 'apiKey', in: 'header', name: 'x-acquirer-signature' });
   for (const { path, method, op } of operations()) {
     const where = `${method.toUpperCase()} ${path}`;
-    const pub = ['/v1/auth/login', '/v1/auth/register', '/pix/qr/{txid}', '/health', '/v1/acquirer/apipix/{token}/pix'];
+    const pub = [
+      '/v1/auth/login',
+      '/v1/auth/register',
+      '/pix/qr/{txid}',
+      '/health',
+      '/healthz',
+      '/readyz',
+      '/v1/acquirer/apipix/{token}/pix',
+    ];
     if (pub.includes(path)) t.deepEqual(op.security, [], where);
+    else if (path === '/metrics') t.deepEqual(op.security, [{}, { metricsToken: [] }], where);
     else if (path.startsWith('/v1/api-keys')) t.deepEqual(op.security, [{ bearerJwt: [] }], where);
     else if (path === '/v1/acquirer/notifications') t.deepEqual(op.security, [{ acquirerSignature: [] }], where);
     else t.is(op.security, undefined, `${where} uses the global JWT-or-API-key requirement`);
@@ -138,7 +147,7 @@ test('every operation has a unique operationId and every response carries x-requ
   const ids = operations().map(({ op }) => op.operationId as string);
   t.is(new Set(ids).size, ids.length);
   for (const { path, method, op } of operations()) {
-    if (path !== '/health') t.truthy(op.responses['500'], `${method} ${path} documents 500`);
+    if (path !== '/health' && path !== '/healthz') t.truthy(op.responses['500'], `${method} ${path} documents 500`);
     for (const [status, response] of Object.entries(op.responses as Json)) {
       t.truthy(deref(response as Json).headers?.['x-request-id'], `${method} ${path} ${status} has x-request-id`);
     }

@@ -15,7 +15,7 @@ const dataDir = serverTempDir('pix-start-test-'); // one database for every star
 test.after.always(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function npmStart(t: ExecutionContext) {
-  const [port, pgPort] = [await freePort(), await freePort()];
+  const [port, pgPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'development',
@@ -23,6 +23,7 @@ async function npmStart(t: ExecutionContext) {
     PORT: String(port),
     EMBEDDED_PG_PORT: String(pgPort),
     EMBEDDED_PG_DIR: join(dataDir, 'pg'),
+    METRICS_PORT: String(metricsPort), // the worker's; the daemon takes the next one
   };
   delete env.DATABASE_URL;
   const npm = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -43,6 +44,14 @@ async function npmStart(t: ExecutionContext) {
     throw new Error(`npm start never got ready:\n${lines.join('\n')}`);
   const res = await fetch(`http://127.0.0.1:${port}/health`);
   t.is(res.status, 200);
+  for (const [at, metric] of [
+    [metricsPort, 'pix_settlement_lag_seconds_count 0'],
+    [metricsPort + 1, 'pix_webhook_deliveries_total{outcome="succeeded"} 0'],
+  ] as const) {
+    const metrics = await fetch(`http://127.0.0.1:${at}/metrics`);
+    t.is(metrics.status, 200);
+    t.true((await metrics.text()).includes(metric), metric);
+  }
   tree.sample();
   const procs = tree.stop();
   // what must have been recorded: the supervisor, the three apps, the database host and the PostgreSQL server
@@ -59,7 +68,7 @@ async function npmStart(t: ExecutionContext) {
       `no process running ${part} under npm: ${procs.map((p) => p.cmd).join('\n')}`,
     );
   }
-  return { npm, lines, procs, ports: [port, pgPort] };
+  return { npm, lines, procs, ports: [port, pgPort, metricsPort, metricsPort + 1] };
 }
 
 async function assertAllGone(t: ExecutionContext, procs: Proc[], ports: number[], lines: string[]) {

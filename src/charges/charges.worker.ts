@@ -2,27 +2,29 @@ import type { Job } from 'pg-boss';
 import type { Services } from '../platform/services.ts';
 import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
 import { QUEUES, WORK_POLLING, settleEach } from '../platform/queue.ts';
-import { expireCharges, type CancelJob } from './charges.states.ts';
+import { expireCharges, type CancelJob, type PayOutcome } from './charges.states.ts';
 import { settlePayments } from './settlement.ts';
 import { reconcileRefunds, sendRefund, type RefundJob } from './returns.states.ts';
 import { acceptPayments } from './charges.service.ts';
 import * as sql from './charges.sql.ts';
 
 type Deps = Services & { acquirer: Acquirer };
+// Told of each settled batch's outcomes after its commit (the settlement lag metric).
+type Settled = (batch: PaymentNotification[], outcomes: PayOutcome[]) => void;
 
 const SETTLE_BATCH = 50;
 const BATCH = 10;
 const EVERY_MINUTE = '* * * * *';
 
 // The worker's charge duties: settle notified payments, send devoluções, expire charges, reconcile with the acquirer.
-export async function registerCharges(deps: Deps): Promise<void> {
+export async function registerCharges(deps: Deps, settled: Settled = () => {}): Promise<void> {
   const { boss, config, acquirer } = deps;
   const log = deps.logger.child({ module: 'charges' });
   const ctx = { ...deps, logger: log };
   await boss.work<PaymentNotification>(
     QUEUES.acquirerNotification,
     { ...WORK_POLLING, batchSize: SETTLE_BATCH, burstWhenBatchFull: true },
-    (jobs) => settleBatch(ctx, jobs),
+    (jobs) => settleBatch(ctx, jobs, settled),
   );
   // Batches + burst: devoluções queued while the worker was down drain at once, each job settled on its own.
   await boss.work<RefundJob>(
@@ -61,7 +63,7 @@ export async function registerCharges(deps: Deps): Promise<void> {
  * one it could not be asked about is retried. Should the batch fail, its payments settle one by one, so one bad
  * notification never holds the others back; settlement is idempotent, a retry never pays twice.
  */
-async function settleBatch(deps: Deps, jobs: Job<PaymentNotification>[]): Promise<void> {
+async function settleBatch(deps: Deps, jobs: Job<PaymentNotification>[], settled: Settled): Promise<void> {
   const { boss, logger: log } = deps;
   // failed as the attempts this worker holds (id + retryCount): a claim that lapsed to another worker is left alone
   const fail = (job: Job<PaymentNotification>, reason: unknown) =>
@@ -75,18 +77,14 @@ async function settleBatch(deps: Deps, jobs: Job<PaymentNotification>[]): Promis
     else log.warn({ endToEndId: job.data.endToEndId }, 'payment not confirmed by the acquirer: ignored');
   }
   if (confirmed.length === 0) return;
+  const settle = async (payments: PaymentNotification[]) =>
+    settled(payments, await settlePayments(deps, deps.orm.em.fork(), payments));
   try {
-    await settlePayments(
-      deps,
-      deps.orm.em.fork(),
-      confirmed.map((c) => c.payment),
-    );
+    await settle(confirmed.map((c) => c.payment));
   } catch (err) {
     if (confirmed.length === 1) throw err;
     log.warn({ err, payments: confirmed.length }, 'batch settlement failed, settling its payments one by one');
-    for (const c of confirmed) {
-      await settlePayments(deps, deps.orm.em.fork(), [c.payment]).catch((e: unknown) => fail(c.job, e));
-    }
+    for (const c of confirmed) await settle([c.payment]).catch((e: unknown) => fail(c.job, e));
   } // returning completes the jobs still active: all of them, or all but the failed ones
 }
 

@@ -119,6 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     refundReconcileAfterSeconds: int(env, 'REFUND_RECONCILE_AFTER_SECONDS', 30, 1),
     // MED: the merchant's window to send a defence after an infraction opens (when the PSP gives none)
     infractionDefenseHours: int(env, 'INFRACTION_DEFENSE_HOURS', 72, 1),
+    // the worker's and the daemon's own /metrics and /healthz (the API serves them on PORT); METRICS_TOKEN guards both
+    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 1) : null,
+    metricsToken: env.METRICS_TOKEN || null,
   };
 }
 

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import { HttpError } from './errors.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Probes and scrapes arrive every few seconds: one line each would drown the request log (their failures still log).
+const UNLOGGED = new Set(['/healthz', '/health', '/readyz', '/metrics']);
 
 // Logs one line per request with its id; the request id is taken from the caller when it is sane.
 export function requestLogger(logger: Logger): RequestHandler {
@@ -21,6 +23,7 @@ export function requestLogger(logger: Logger): RequestHandler {
       res: (res) => ({ statusCode: res.statusCode }),
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    autoLogging: { ignore: (req) => UNLOGGED.has(req.url ?? '') },
   });
 }
 

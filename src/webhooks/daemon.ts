@@ -3,6 +3,8 @@ import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { QUEUES, RECOVERY_POLL_SECONDS } from '../platform/queue.ts';
 import { createPgPool } from '../platform/pg.ts';
+import { processMetrics } from '../platform/metrics.ts';
+import { deliveryOutcomes } from './webhooks.metrics.ts';
 import type { DeliverJob } from './webhooks.sql.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
@@ -28,6 +30,7 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
     timeoutMs: config.webhookTimeoutMs,
     maxSockets: loops * batchSize,
   });
+  const registry = await processMetrics(config, boss, logger);
   boss.once('stopped', () => {
     sender.close();
     db.close().catch((err: unknown) => logger.warn({ err }, 'closing the daemon pool failed'));
@@ -42,6 +45,7 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
     signingKeys: signingKeyCache(config.secrets),
     retryScale: config.webhookRetryScale,
     logger,
+    count: registry ? deliveryOutcomes(registry) : undefined,
     wakeAfter: (seconds) => {
       if (seconds > WAKE_WITHIN_SECONDS) return;
       const at = Math.ceil((Date.now() + seconds * 1000) / 10) * 10 + 5;

@@ -14,6 +14,7 @@ import {
   type DeliverJob,
   type DeliveryRow,
 } from './webhooks.sql.ts';
+import type { DeliveryOutcome } from './webhooks.metrics.ts';
 
 export type DeliverContext = {
   db: PgPool;
@@ -23,6 +24,7 @@ export type DeliverContext = {
   retryScale: number;
   logger: Logger;
   wakeAfter: (seconds: number) => void; // retries due soon wake this process' workers instead of waiting for a poll
+  count?: (outcome: DeliveryOutcome, n: number) => void; // the daemon's metrics
 };
 
 type Work = { job: Job<DeliverJob>; row: DeliveryRow };
@@ -52,6 +54,7 @@ export async function deliverBatch(ctx: DeliverContext, jobs: Job<DeliverJob>[])
 
   if (toCancel.length > 0) {
     await ctx.db.query(CANCEL_DELIVERIES, [toCancel.map((r) => r.id), toCancel.map((r) => r.attempts)]);
+    ctx.count?.('canceled', toCancel.length);
     for (const r of toCancel)
       ctx.logger.info(
         { webhookId: r.webhook_id, deliveryId: r.delivery_id },
@@ -126,7 +129,10 @@ function attemptRecorder(ctx: DeliverContext) {
     writing = writing
       .then(() => recordAttempts(ctx, batch))
       .then(
-        () => logFailures(ctx, batch),
+        () => {
+          countOutcomes(ctx, batch);
+          logFailures(ctx, batch);
+        },
         (err: unknown) => {
           failure ??= err;
         },
@@ -146,6 +152,15 @@ function attemptRecorder(ctx: DeliverContext) {
       if (failure) throw failure;
     },
   };
+}
+
+const OUTCOMES = { SUCCEEDED: 'succeeded', PENDING: 'retrying', FAILED: 'failed' } as const;
+
+function countOutcomes(ctx: DeliverContext, attempts: Attempt[]) {
+  if (!ctx.count) return;
+  const n = { succeeded: 0, retrying: 0, failed: 0 };
+  for (const { status } of attempts) n[OUTCOMES[status]]++;
+  for (const [outcome, count] of Object.entries(n)) if (count) ctx.count(outcome as DeliveryOutcome, count);
 }
 
 function logFailures(ctx: DeliverContext, attempts: Attempt[]) {

@@ -1,0 +1,27 @@
+import { Router, type RequestHandler } from 'express';
+import type { Deps } from './deps.ts';
+import { createRegistry, httpMetrics, metricsHandler, type ScrapeQuery } from './platform/metrics.ts';
+import { healthRoutes } from './platform/health.ts';
+import { queueMetrics } from './platform/queue-metrics.ts';
+import { chargeMetrics } from './charges/charges.metrics.ts';
+import { failedDeliveries } from './webhooks/webhooks.metrics.ts';
+
+/**
+ * The API's probes and metrics. /metrics carries this process' HTTP and Node metrics plus gauges read from the
+ * database at scrape time (queues, charges, failed deliveries), which also cover the worker and the daemon where
+ * their own METRICS_PORT cannot be scraped. `middleware` goes first, so latency covers every other middleware.
+ */
+export function observability({ orm, boss, config, logger }: Deps): { middleware: RequestHandler; routes: Router } {
+  const registry = createRegistry();
+  const query: ScrapeQuery = (sql, params) => orm.em.getConnection().execute(sql, params as never[]);
+  queueMetrics(registry, query, logger);
+  chargeMetrics(registry, query, logger);
+  failedDeliveries(registry, query, logger);
+  const routes = healthRoutes({
+    database: () => query('select 1'),
+    // through pg-boss' own pool: the queue schema is there and its connections work
+    queue: () => boss.getDb().executeSql('select version from pgboss.version'),
+  });
+  routes.get('/metrics', metricsHandler(registry, config.metricsToken));
+  return { middleware: httpMetrics(registry), routes };
+}
