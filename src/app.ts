@@ -4,6 +4,7 @@ import type { Deps } from './deps.ts';
 import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
 import { inflightTracker } from './platform/inflight.ts';
 import { inputGuard, requireJsonBody } from './platform/input-guard.ts';
+import { apiDocsRoutes } from './platform/api-docs.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { registerRoutes } from './merchants/register.ts';
@@ -62,6 +63,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
+  app.use(apiDocsRoutes());
   app.get('/health', (_req, res) => void res.json({ status: 'ok' }));
 
   app.use(notFoundRoute);
