@@ -104,6 +104,8 @@ test('every path of the spec section 4 and of the contract is present with the r
   // the routes the code adds are documented too
   t.deepEqual(methodsOf(doc.paths['/pix/qr/{txid}']), ['get']);
   t.deepEqual(methodsOf(doc.paths['/health']), ['get']);
+  t.deepEqual(methodsOf(doc.paths['/openapi.json']), ['get']);
+  t.deepEqual(methodsOf(doc.paths['/docs']), ['get']);
   t.deepEqual(methodsOf(doc.paths['/v1/merchants/me/withdrawals/{id}']), ['get']);
 });
 
@@ -125,7 +127,16 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
   t.like(schemes.acquirerSignature, { type: 'apiKey', in: 'header', name: 'x-acquirer-signature' });
   for (const { path, method, op } of operations()) {
     const where = `${method.toUpperCase()} ${path}`;
-    const pub = ['/v1/auth/login', '/v1/auth/register', '/pix/qr/{txid}', '/health', '/v1/acquirer/apipix/{token}/pix'];
+    const pub = [
+      '/v1/auth/login',
+      '/v1/auth/register',
+      '/pix/qr/{txid}',
+      '/health',
+      '/openapi.json',
+      '/docs',
+      '/v1/acquirer/apipix/{token}',
+      '/v1/acquirer/apipix/{token}/pix',
+    ];
     if (pub.includes(path)) t.deepEqual(op.security, [], where);
     else if (path.startsWith('/v1/api-keys')) t.deepEqual(op.security, [{ bearerJwt: [] }], where);
     else if (path === '/v1/acquirer/notifications') t.deepEqual(op.security, [{ acquirerSignature: [] }], where);
