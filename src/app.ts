@@ -6,6 +6,7 @@ import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
 import { inflightTracker } from './platform/inflight.ts';
 import { inputGuard, requireJsonBody } from './platform/input-guard.ts';
 import { createRateLimits } from './platform/rate-limits.ts';
+import { apiDocsRoutes } from './platform/api-docs.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { registerRoutes } from './merchants/register.ts';
@@ -71,6 +72,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
+  app.use(apiDocsRoutes());
 
   app.use(notFoundRoute);
   app.use(errorHandler);

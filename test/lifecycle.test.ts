@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { createTestDatabase } from './support/db.ts';
+import { client } from './support/client.ts';
 
 async function freePort(): Promise<number> {
   const s = createServer().listen(0, '127.0.0.1');
@@ -34,7 +35,7 @@ for (const app of ['api', 'worker', 'webhooks']) {
     const p = startProcess(app, { DATABASE_URL: await createTestDatabase(), PORT: String(port) });
     await p.waitFor(/listening|ready/);
     if (app === 'api') {
-      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      const res = await client(`http://127.0.0.1:${port}`).get('/health');
       t.is(res.status, 200);
     }
     p.child.kill('SIGTERM');

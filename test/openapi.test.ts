@@ -17,6 +17,7 @@ import { creationView, withdrawalView } from '../src/withdrawals/withdrawals.sql
 import { chargeView } from '../src/charges/charges.sql.ts';
 import { buildDynamicPix } from '../src/pix/brcode.ts';
 import { payloadOf } from '../src/webhooks/events.ts';
+import { schemaErrorsAt } from './support/openapi-check.ts';
 
 // docs/openapi.yaml is the project's record of the HTTP interface: it must be a valid OpenAPI 3.1 document, cover every
 // endpoint of the spec (section 4) and of the contract, and agree with the code on the fixed values it documents.
@@ -104,6 +105,8 @@ test('every path of the spec section 4 and of the contract is present with the r
   // the routes the code adds are documented too
   t.deepEqual(methodsOf(doc.paths['/pix/qr/{txid}']), ['get']);
   t.deepEqual(methodsOf(doc.paths['/health']), ['get']);
+  t.deepEqual(methodsOf(doc.paths['/openapi.json']), ['get']);
+  t.deepEqual(methodsOf(doc.paths['/docs']), ['get']);
   t.deepEqual(methodsOf(doc.paths['/v1/merchants/me/withdrawals/{id}']), ['get']);
 });
 
@@ -132,6 +135,9 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
       '/health',
       '/healthz',
       '/readyz',
+      '/openapi.json',
+      '/docs',
+      '/v1/acquirer/apipix/{token}',
       '/v1/acquirer/apipix/{token}/pix',
     ];
     if (pub.includes(path)) t.deepEqual(op.security, [], where);
@@ -617,4 +623,39 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
     'a listed charge has exactly the documented fields',
   );
   conforms(t, 'ChargeList', { page: 1, limit: 20, total: 1, charges: [item] }, 'the listing');
+});
+
+// Every node of the document with its JSON pointer (keys escaped for a URI fragment), values of examples skipped.
+function* pointers(node: unknown, at: string): Generator<{ node: Json; at: string }> {
+  if (Array.isArray(node)) {
+    for (const [i, v] of node.entries()) yield* pointers(v, `${at}/${i}`);
+    return;
+  }
+  if (!isObject(node)) return;
+  yield { node, at };
+  for (const [k, v] of Object.entries(node))
+    if (!VALUE_KEYWORDS.has(k))
+      yield* pointers(v, `${at}/${encodeURIComponent(k.replaceAll('~', '~0').replaceAll('/', '~1'))}`);
+}
+
+test('every example in the document is valid against its schema, with no undocumented field', (t) => {
+  let checked = 0;
+  const wrong: string[] = [];
+  for (const { node, at } of pointers(doc, '')) {
+    // a media type or a parameter carries its schema beside the example; a schema is its own
+    const schemaAt = 'schema' in node ? `${at}/schema` : at;
+    const values: [string, unknown][] = [];
+    if ('example' in node) values.push(['example', node.example]);
+    if (Array.isArray(node.examples))
+      node.examples.forEach((v: unknown, i: number) => values.push([`examples/${i}`, v]));
+    else if (isObject(node.examples))
+      for (const [name, ex] of Object.entries(node.examples))
+        values.push([`examples/${name}`, deref(ex as Json).value]);
+    for (const [where, value] of values) {
+      checked++;
+      wrong.push(...schemaErrorsAt(schemaAt, value).map((e) => `${at}/${where}: ${e}`));
+    }
+  }
+  t.deepEqual(wrong, []);
+  t.true(checked > 100, `${checked} examples checked`);
 });

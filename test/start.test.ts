@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
 import { alive, freePort, portFree, recordDescendants, waitUntilGone, type Proc } from './support/procs.ts';
+import { client } from './support/client.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dataDir = serverTempDir('pix-start-test-'); // one database for every start of this file: initdb once
@@ -42,7 +43,7 @@ async function npmStart(t: ExecutionContext) {
   ); // whatever a failed test left
   if (!lines.some((l) => l.includes('service ready')))
     throw new Error(`npm start never got ready:\n${lines.join('\n')}`);
-  const res = await fetch(`http://127.0.0.1:${port}/health`);
+  const res = await client(`http://127.0.0.1:${port}`).get('/health');
   t.is(res.status, 200);
   for (const [at, metric] of [
     [metricsPort, 'pix_settlement_lag_seconds_count 0'],

@@ -1,4 +1,6 @@
-// A merchant's HTTP client: real fetch against the listening server.
+import { checkResponse } from './openapi-check.ts';
+
+// A merchant's HTTP client: real fetch against the listening server; every response is checked against the document.
 export type Reply<T = any> = { status: number; body: T; headers: Headers };
 
 export function client(baseUrl: string, token?: string) {
@@ -24,6 +26,13 @@ export function client(baseUrl: string, token?: string) {
     } catch {
       /* not JSON: keep the text so the test can say so */
     }
+    checkResponse({
+      method,
+      url: path,
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      body: parsed,
+    });
     return { status: res.status, body: parsed as T, headers: res.headers };
   }
   return {
