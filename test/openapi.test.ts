@@ -230,6 +230,7 @@ test('the withdrawal endpoints document what src/withdrawals answers', (t) => {
     '409',
     '413',
     '422',
+    '429',
     '500',
   ]);
   t.is(deref(create.requestBody.content['application/json'].schema), schema('WithdrawalCreateRequest'));

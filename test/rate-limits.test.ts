@@ -128,6 +128,6 @@ test('a database that does not answer turns no request into a 500: each process 
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const statuses: number[] = [];
-  for (let i = 0; i < 3; i++) statuses.push((await client(url).get('/')).status);
+  for (let i = 0; i < 3; i++) statuses.push((await fetch(`${url}/`)).status); // a bare app: not an operation of the document
   t.deepEqual(statuses, [200, 200, 429]);
 });
