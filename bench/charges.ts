@@ -1,7 +1,7 @@
 // Scenario (a): POST /v1/charges with an API key, 50 connections, against the bare Express + INSERT baseline.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { freePort, startDatabase, startProc, childPids, rssMb, privateMb, type Database } from './lib/stack.ts';
+import { freePort, startDatabase, startProc, childPids, rssMb, privateMb, pssMb, type Database } from './lib/stack.ts';
 import { onboardMerchant } from './lib/merchant.ts';
 import { machine, report, round, type Row } from './lib/report.ts';
 
@@ -64,6 +64,10 @@ export async function benchCharges(db?: Database): Promise<Row[]> {
       );
       const rss = Math.max(api.rssMb(), ...childPids(api.child.pid!).map((pid) => rssMb(pid)));
       const own = Math.max(api.privateMb(), ...childPids(api.child.pid!).map(privateMb));
+      // the whole web process type as one dyno runs it: the cluster primary and its API processes
+      const pids = [api.child.pid!, ...childPids(api.child.pid!)];
+      const webTotal = Math.round(pids.reduce((sum, pid) => sum + pssMb(pid), 0));
+      const webRss = pids.reduce((sum, pid) => sum + rssMb(pid), 0);
       await api.stop();
       const ratio = round(r.rps / base.rps, 3);
       const tag = `${processes} API process${processes > 1 ? 'es' : ''}`;
@@ -92,6 +96,13 @@ export async function benchCharges(db?: Database): Promise<Row[]> {
           pass: rss < 150,
         },
         { scenario: 'e', metric: `API private MB (RssAnon) after (a) (${tag})`, value: own },
+        {
+          scenario: 'e',
+          metric: `web total MB after (a) (WEB_CONCURRENCY=${processes}, PSS of all its processes)`,
+          value: webTotal,
+          ...(processes === 2 ? { target: '< 512 (one standard-1x dyno)', pass: webTotal < 512 } : {}),
+        },
+        { scenario: 'e', metric: `web RSS sum MB after (a) (WEB_CONCURRENCY=${processes})`, value: webRss },
       );
     }
   } finally {

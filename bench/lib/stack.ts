@@ -122,6 +122,17 @@ export function rssMb(pid: number, field: 'VmRSS' | 'RssAnon' = 'VmRSS'): number
 }
 export const privateMb = (pid: number) => rssMb(pid, 'RssAnon');
 
+// Proportional set size: shared pages split between the processes sharing them, so a group's PSS adds up to what its
+// container (a dyno's cgroup) is charged, where adding RSS would count the Node binary once per process.
+export function pssMb(pid: number): number {
+  try {
+    const kb = Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    return kb / 1024;
+  } catch {
+    return 0;
+  }
+}
+
 export function childPids(pid: number): number[] {
   try {
     return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
