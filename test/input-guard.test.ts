@@ -146,6 +146,18 @@ test.serial(
   },
 );
 
+test.serial('a POST that reads no body works without one, with or without a JSON content type', async (t) => {
+  const merchant = await createOnboardedMerchant(app);
+  for (const type of [undefined, 'application/json']) {
+    const charge = await merchant.http.post('/v1/charges', { amount: 300, description: 'sem corpo' });
+    const res = await fetch(`${app.baseUrl}/v1/sandbox/charges/${charge.body.charge.id}/pay`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${merchant.token}`, ...(type ? { 'content-type': type } : {}) },
+    });
+    t.is(res.status, 202, `${type}: ${await res.text()}`);
+  }
+});
+
 test.serial('a merchant whose name has no Latin letters takes charges with a valid BR Code', async (t) => {
   for (const name of ['日本語の店', '😀🍕', 'Магазин']) {
     const email = `m-${randomBytes(6).toString('hex')}@example.com`;

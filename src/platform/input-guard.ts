@@ -76,8 +76,10 @@ export const inputGuard: RequestHandler = (req, _res, next) => {
   inspect(req.query, '', 0, errors);
   if (BODY_METHODS.has(req.method)) {
     const body: unknown = req.body;
-    if (body === undefined && req.method === 'POST') req.body = {};
-    else if (!hasBody(req) || typeof body !== 'object' || body === null || Array.isArray(body))
+    const empty = !hasBody(req);
+    if (req.method === 'POST' && empty)
+      req.body = {}; // a POST whose rules name the fields it lacks, or one that reads none
+    else if (empty || typeof body !== 'object' || body === null || Array.isArray(body))
       return next(
         new ValidationError([{ field: 'body', message: INPUT_MESSAGES.notObject }], INPUT_MESSAGES.notObject),
       );
