@@ -1,11 +1,10 @@
 import test from 'ava';
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
-import { startApiPixStub, type ApiPixStub } from './support/apipix/stub.ts';
+import { apiPixEnv, startApiPixStub, type ApiPixStub } from './support/apipix/stub.ts';
 import { createTestCerts, type TestCerts } from './support/apipix/test-certs.ts';
 import { QUEUES } from '../src/platform/queue.ts';
 import { verifyLedger } from '../src/ledger/ledger.ops.ts';
@@ -23,15 +22,7 @@ test.before(async () => {
   certs = createTestCerts();
   stub = await startApiPixStub({ certs });
   env = {
-    ACQUIRER: 'apipix',
-    APIPIX_BASE_URL: stub.baseUrl,
-    APIPIX_CLIENT_ID: stub.clientId,
-    APIPIX_CLIENT_SECRET: stub.clientSecret,
-    APIPIX_CERT_FILE: join(certs.dir, 'client.pem'),
-    APIPIX_KEY_FILE: join(certs.dir, 'client.key'),
-    APIPIX_CA_FILE: join(certs.dir, 'ca.pem'),
-    APIPIX_PIX_KEY: stub.pixKey,
-    APIPIX_WEBHOOK_TOKEN: TOKEN,
+    ...apiPixEnv(stub, certs.dir, TOKEN),
     WITHDRAWAL_RECONCILE_AFTER_SECONDS: '1',
   };
   app = await startTestApp(env);

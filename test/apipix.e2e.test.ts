@@ -1,10 +1,9 @@
 import test from 'ava';
-import { join } from 'node:path';
 import { startTestApp, startBackground, type TestApp } from './support/app.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
 import { client } from './support/client.ts';
-import { startApiPixStub, type ApiPixStub } from './support/apipix/stub.ts';
+import { apiPixEnv, startApiPixStub, type ApiPixStub } from './support/apipix/stub.ts';
 import { createTestCerts, type TestCerts } from './support/apipix/test-certs.ts';
 import { QUEUES } from '../src/platform/queue.ts';
 import { verifyLedger } from '../src/ledger/ledger.ops.ts';
@@ -21,15 +20,7 @@ test.before(async () => {
   certs = createTestCerts();
   stub = await startApiPixStub({ certs });
   const env = {
-    ACQUIRER: 'apipix',
-    APIPIX_BASE_URL: stub.baseUrl,
-    APIPIX_CLIENT_ID: stub.clientId,
-    APIPIX_CLIENT_SECRET: stub.clientSecret,
-    APIPIX_CERT_FILE: join(certs.dir, 'client.pem'),
-    APIPIX_KEY_FILE: join(certs.dir, 'client.key'),
-    APIPIX_CA_FILE: join(certs.dir, 'ca.pem'),
-    APIPIX_PIX_KEY: stub.pixKey,
-    APIPIX_WEBHOOK_TOKEN: TOKEN,
+    ...apiPixEnv(stub, certs.dir, TOKEN),
     APIPIX_TIMEOUT_MS: '3000',
     WITHDRAWAL_RECONCILE_AFTER_SECONDS: '1',
   };

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from './support/db.ts';
 import { freePort } from './support/procs.ts';
-import { startApiPixStub, type ApiPixStub } from './support/apipix/stub.ts';
+import { apiPixEnv, startApiPixStub, type ApiPixStub } from './support/apipix/stub.ts';
 import { createTestCerts, type TestCerts } from './support/apipix/test-certs.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -29,15 +29,7 @@ test.before(async () => {
     SECRETS_KEYS: `k1:${Buffer.alloc(32, 5).toString('base64')}`,
     PUBLIC_BASE_URL: 'https://pix.example.com',
     LOG_LEVEL: 'info',
-    ACQUIRER: 'apipix',
-    APIPIX_BASE_URL: stub.baseUrl,
-    APIPIX_CLIENT_ID: stub.clientId,
-    APIPIX_CLIENT_SECRET: stub.clientSecret,
-    APIPIX_CERT_FILE: join(certs.dir, 'client.pem'),
-    APIPIX_KEY_FILE: join(certs.dir, 'client.key'),
-    APIPIX_CA_FILE: join(certs.dir, 'ca.pem'),
-    APIPIX_PIX_KEY: stub.pixKey,
-    APIPIX_WEBHOOK_TOKEN: 't'.repeat(40),
+    ...apiPixEnv(stub, certs.dir, 't'.repeat(40)),
   };
 });
 test.after.always(async () => {

@@ -35,7 +35,7 @@ const settleOne = async (logger: Logger, n: PaymentNotification) =>
 const sql = (q: string, params: unknown[] = []) => app.orm.em.fork().execute(q, params);
 
 // Polls until done(value); fails the test's promise when it never happens.
-async function waitFor<T>(fn: () => Promise<T>, done: (v: T) => boolean, ms = 5000): Promise<T> {
+async function waitFor<T>(fn: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
   return waitUntil(async () => {
     const v = await fn();
     return done(v) ? { v } : null;

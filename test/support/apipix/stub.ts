@@ -1,5 +1,6 @@
 // A local PSP speaking API Pix (+ Efí's envios and infrações) over HTTPS with client-certificate verification,
 // state in memory, scripted by tests: payments, settlements, injected failures, call counters.
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -242,5 +243,20 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
       await closed;
       if (!opts.certs) certs.remove();
     },
+  };
+}
+
+// The service's APIPIX_* variables for this stub and PKI (ACQUIRER=apipix), as an operator would set them.
+export function apiPixEnv(stub: ApiPixStub, certsDir: string, webhookToken: string): Record<string, string> {
+  return {
+    ACQUIRER: 'apipix',
+    APIPIX_BASE_URL: stub.baseUrl,
+    APIPIX_CLIENT_ID: stub.clientId,
+    APIPIX_CLIENT_SECRET: stub.clientSecret,
+    APIPIX_CERT_FILE: join(certsDir, 'client.pem'),
+    APIPIX_KEY_FILE: join(certsDir, 'client.key'),
+    APIPIX_CA_FILE: join(certsDir, 'ca.pem'),
+    APIPIX_PIX_KEY: stub.pixKey,
+    APIPIX_WEBHOOK_TOKEN: webhookToken,
   };
 }
