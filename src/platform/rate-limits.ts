@@ -4,6 +4,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import { pgConnection } from './pg-ssl.ts';
 
 export const RATE_LIMIT_MESSAGE = 'Muitas requisições, tente novamente em instantes';
 const WINDOW_SECONDS = 60;
@@ -27,8 +28,10 @@ const pass: RequestHandler = (_req, _res, next) => next();
 export function createRateLimits(config: Config, logger: Logger): RateLimits {
   if (!config.rateLimitEnabled) return { perCredential: pass, auth: pass };
   // Its own small pool: a limiter query never waits behind the ORM's transactions; timeouts bound a database outage.
+  const { url, ssl } = pgConnection(config.databaseUrl);
   const pool = new pg.Pool({
-    connectionString: config.databaseUrl,
+    connectionString: url,
+    ssl,
     max: 3,
     application_name: 'rate-limits',
     connectionTimeoutMillis: 1000,
