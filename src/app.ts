@@ -38,7 +38,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
       cors({
         origin: config.corsOrigins,
         allowedHeaders: ['authorization', 'content-type', 'x-idempotency-key', 'x-request-id'],
-        exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'],
+        exposedHeaders: ['x-request-id', 'retry-after'],
         maxAge: 600,
       }),
     );
