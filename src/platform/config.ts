@@ -67,7 +67,7 @@ function bodyLimit(raw: string | undefined): string {
   return raw;
 }
 
-// What each entry point cannot run without when development defaults are off (docs/deploying.md "Secrets"):
+// What each entry point cannot run without when development defaults are off (docs/deploying.md, "Secrets, NODE_ENV and what each process needs"):
 // api signs JWTs, checks the acquirer's HMAC, seals webhook secrets and serves /metrics; webhooks opens the secrets
 // to sign deliveries; worker needs none of them; a tool (migrate, ops, npm start) checks what it uses itself.
 export type Role = 'api' | 'worker' | 'webhooks' | 'tool';
