@@ -77,7 +77,8 @@ export async function main(argv: string[], io: Io = { out: console.log, err: con
     io.err(`${name}: missing ${missing.map(([k]) => `--${k}`).join(', ')}`);
     return 1;
   }
-  const config = loadConfig(io.env ?? process.env);
+  // no secret is required up front: a command that needs one (secrets:rotate-key, acquirer:webhook) says so
+  const config = loadConfig(io.env ?? process.env, 'tool');
   const databaseUrl = config.databaseUrl || embeddedDatabaseUrl();
   const orm = await createOrm(databaseUrl, { pool: { min: 0, max: 2 } });
   let boss: PgBoss | undefined;

@@ -146,3 +146,18 @@ test.serial('a start failure is one line saying why, and a non-zero exit', async
   );
   t.notRegex(out, /\n\s+at /); // no stack trace
 });
+
+test.serial('npm start with a DATABASE_URL and no NODE_ENV: production protections, refused in one line', async (t) => {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' };
+  const start = spawn(process.execPath, [join(project, 'scripts/start.ts')], { cwd: project, env, stdio: 'pipe' });
+  let out = '';
+  start.stdout.on('data', (d: Buffer) => (out += d));
+  start.stderr.on('data', (d: Buffer) => (out += d));
+  const [code] = await once(start, 'exit');
+  t.is(code, 1);
+  t.is(
+    out.trim(),
+    'fatal: missing JWT_SECRET, ACQUIRER_WEBHOOK_SECRET, SECRETS_KEYS, METRICS_TOKEN (required: NODE_ENV is unset, ' +
+      "so production's protections apply (NODE_ENV=development on a developer's machine); see .env.example)",
+  );
+});

@@ -105,3 +105,17 @@ test('npm run ops -- --help lists the commands (the real CLI process)', (t) => {
   t.is(bad.status, 1);
   t.regex(bad.stderr, /no user with e-mail/);
 });
+
+test('operators need no secret they do not use: without NODE_ENV, ops runs; a command needing one names it', (t) => {
+  const env = { PATH: process.env.PATH, DATABASE_URL: app.databaseUrl }; // production's protections, no secret
+  const ops = (...args: string[]) =>
+    spawnSync(process.execPath, ['scripts/ops.ts', ...args], { encoding: 'utf8', env });
+  const verify = ops('ledger:verify');
+  t.is(verify.status, 0, verify.stderr);
+  t.true(JSON.parse(verify.stdout).ok);
+  const rotate = ops('secrets:rotate-key', '--dry-run');
+  t.is(rotate.status, 1);
+  t.regex(rotate.stderr, /^secrets:rotate-key: SECRETS_KEYS is required/);
+  const migrate = spawnSync(process.execPath, ['scripts/migrate.ts'], { encoding: 'utf8', env });
+  t.is(migrate.status, 0, migrate.stderr);
+});

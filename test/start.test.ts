@@ -19,7 +19,6 @@ async function npmStart(t: ExecutionContext) {
   const [port, pgPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    NODE_ENV: 'development',
     LOG_LEVEL: 'info',
     PORT: String(port),
     EMBEDDED_PG_PORT: String(pgPort),
@@ -27,6 +26,7 @@ async function npmStart(t: ExecutionContext) {
     METRICS_PORT: String(metricsPort), // the worker's; the daemon takes the next one
   };
   delete env.DATABASE_URL;
+  delete env.NODE_ENV; // the embedded database is development by definition: npm start needs nothing set
   const npm = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   npm.stdout.on('data', (d: Buffer) => lines.push(...String(d).split('\n').filter(Boolean)));
@@ -45,6 +45,7 @@ async function npmStart(t: ExecutionContext) {
     throw new Error(`npm start never got ready:\n${lines.join('\n')}`);
   const res = await client(`http://127.0.0.1:${port}`).get('/health');
   t.is(res.status, 200);
+  t.true(lines.some((l) => l.includes('NODE_ENV unset with the embedded database: running as development')));
   for (const [at, metric] of [
     [metricsPort, 'pix_settlement_lag_seconds_count 0'],
     [metricsPort + 1, 'pix_webhook_deliveries_total{outcome="succeeded"} 0'],
