@@ -10,6 +10,7 @@ import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
 import { QUEUES } from '../platform/queue.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
+import { payerText } from '../pix/text.ts';
 import { Charge, type ChargeStatus, type ICharge } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import type { CancelJob } from './charges.states.ts';
@@ -251,7 +252,7 @@ export async function chargeLocation(em: EntityManager, txid: string) {
     },
     valor: { original: (c.amount / 100).toFixed(2) },
     chave: c.pix_key,
-    solicitacaoPagador: c.description,
-    recebedor: { nome: c.merchant_name },
+    solicitacaoPagador: payerText(c.description, 140),
+    recebedor: { nome: payerText(c.merchant_name, 200) },
   };
 }
