@@ -76,6 +76,7 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     c.expiresAt,
   ];
   const rest = [c.tracking ? JSON.stringify(c.tracking) : null, c.location, c.qrCode, c.idempotencyKey, c.requestHash];
+  const payer = [customer?.name, customer?.email ?? null, customer?.phone ?? null]; // the charge's own copy
   const guard = [c.merchantId, c.merchantId];
   if (!customer) {
     const rows = await em.execute<{ id: string }[]>(sql.INSERT_CHARGE, [...values, ...rest, ...guard]);
@@ -90,6 +91,7 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     customer.phone ?? null,
     ...guard,
     ...values,
+    ...payer,
     ...rest,
   ]);
   return rows.length ? { customer: rows[0] } : null;
