@@ -13,3 +13,9 @@ globalThis.Scalar.createApiReference('#reference', {
   documentDownloadType: 'json',
   defaultOpenAllTags: true,
 });
+
+// The renderer's copy buttons on code blocks are an icon without an accessible name: give them one.
+new globalThis.MutationObserver(() => {
+  for (const button of globalThis.document.querySelectorAll('button.scalar-code-copy:not([aria-label])'))
+    button.setAttribute('aria-label', 'Copy code');
+}).observe(globalThis.document.body, { childList: true, subtree: true });
