@@ -1,6 +1,6 @@
 import test from 'ava';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/app.ts';
 
@@ -10,7 +10,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // the host resolver maps the name to the test server on 127.0.0.1, so no traffic leaves the machine.
 const HOST = 'docs.example.test';
 const VIEWPORT = { width: 1280, height: 800 };
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
 
 type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
 
