@@ -1,8 +1,7 @@
 import express from 'express';
-import helmet from 'helmet';
 import cors from 'cors';
 import type { Deps } from './deps.ts';
-import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
+import { errorHandler, notFoundRoute, requestLogger, securityHeaders } from './platform/http.ts';
 import { inflightTracker } from './platform/inflight.ts';
 import { inputGuard, requireJsonBody } from './platform/input-guard.ts';
 import { createRateLimits } from './platform/rate-limits.ts';
@@ -31,7 +30,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   app.use(inflight.middleware);
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy); // the client IP as the platform's router reports it
-  app.use(helmet());
+  app.use(securityHeaders());
   // Closed unless origins are listed: merchants call the API from their servers, not from browsers.
   if (config.corsOrigins.length)
     app.use(

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -33,6 +34,19 @@ export function requestLogger(logger: Logger): RequestHandler {
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     autoLogging: { ignore: (req) => UNLOGGED.has(req.url ?? '') },
   });
+}
+
+// helmet's headers, with `upgrade-insecure-requests` only for a request that came over https (req.secure, which
+// reads X-Forwarded-Proto from the proxies `trust proxy` trusts): sent over plain http to any host but localhost, it
+// makes the browser ask https for the page's own scripts and styles, and /docs stays blank. Cross-Origin-Opener-Policy
+// is left out over http too: browsers ignore it there, with an error in the console.
+export function securityHeaders(): RequestHandler {
+  const overHttps = helmet();
+  const overHttp = helmet({
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+    crossOriginOpenerPolicy: false,
+  });
+  return (req, res, next) => (req.secure ? overHttps : overHttp)(req, res, next);
 }
 
 export const notFoundRoute: RequestHandler = (_req, res) => {
