@@ -17,8 +17,9 @@ const sink = new Writable({
 });
 let app: TestApp;
 test.before(async () => {
+  // behind one proxy hop (the test client plays it): X-Forwarded-Proto decides whether a request came over https
   app = await startTestApp(
-    {},
+    { TRUST_PROXY: '1' },
     { logger: pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink) },
   );
 });
