@@ -48,6 +48,11 @@ function bodyLimit(raw: string | undefined): string {
   return raw;
 }
 
+function poolMode(raw: string | undefined): 'session' | 'transaction' {
+  if (raw === undefined || raw === '' || raw === 'session' || raw === 'transaction') return raw || 'session';
+  throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${raw}"`);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const nodeEnv = env.NODE_ENV || 'development';
   const production = nodeEnv === 'production';
@@ -93,6 +98,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       .filter(Boolean),
     port: int(env, 'PORT', 3000),
     databaseUrl: env.DATABASE_URL || '',
+    // `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer…), where no session outlives a transaction
+    databasePoolMode: poolMode(env.DATABASE_POOL_MODE),
+    // a direct connection: migrations, and the worker's and daemon's LISTEN when DATABASE_URL is a transaction pooler
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
     jwtSecret,
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     acquirer: acquirer as 'sandbox' | 'apipix',
