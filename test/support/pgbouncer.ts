@@ -40,6 +40,8 @@ export async function startPgBouncer(upstreamUrl: string, opts: { poolSize?: num
       `default_pool_size = ${opts.poolSize ?? 4}`,
       'server_round_robin = 1',
       'max_client_conn = 1000',
+      // after a failed login (the database restarting) PgBouncer refuses every client for this long (default 15 s)
+      'server_login_retry = 1',
     ].join('\n'),
   );
   const as = serverUser();
