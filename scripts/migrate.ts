@@ -1,9 +1,10 @@
 // `npm run migrate` (and the Procfile's release phase): applies pending migrations to DATABASE_DIRECT_URL when set (a
 // direct connection when DATABASE_URL is a transaction-mode pooler), else DATABASE_URL, else the embedded database of
-// the `npm start` running in this project. A failure is one line (the full error at LOG_LEVEL=debug) and exit code 1.
+// the `npm start` running in this project. It needs no secret. A failure is one line (the full error at
+// LOG_LEVEL=debug) and exit code 1.
 import { loadConfig } from '../src/platform/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { resolveDatabase } from '../src/platform/database-target.ts';
+import { resolveDatabase, toolEnv } from '../src/platform/database-target.ts';
 import { setupDatabase } from '../src/database.ts';
 
 const logger = createLogger(process.env.LOG_LEVEL || 'info', 'migrate');
@@ -11,7 +12,7 @@ let database = '';
 try {
   const target = resolveDatabase(process.env, { direct: true });
   database = ` of ${target.description}`;
-  loadConfig({ ...process.env, DATABASE_URL: process.env.DATABASE_URL || target.url }); // a bad setting fails here
+  loadConfig(toolEnv(process.env, target), 'tool'); // a bad setting fails here
   const applied = await setupDatabase(target.url, logger);
   logger.info(
     { database: target.description, applied },

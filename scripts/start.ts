@@ -17,13 +17,19 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const APPS = ['api', 'worker', 'webhooks'] as const;
 const STOP_TIMEOUT_MS = 40_000; // past the processes' own grace periods: then SIGKILL
 
+// The embedded database is a developer's machine by definition: without NODE_ENV and DATABASE_URL, the three
+// processes run as development. Anything else keeps NODE_ENV as given (unset: production's protections).
+const defaulted = !process.env.NODE_ENV && !process.env.DATABASE_URL;
+if (defaulted) process.env.NODE_ENV = 'development';
 let config;
 try {
-  config = loadConfig();
+  // the API's requirements include the worker's and the daemon's: refuse here, in one line, before starting anything
+  config = loadConfig(process.env, 'api');
 } catch (err) {
   fatal(undefined, err);
 }
 const logger = createLogger(config.logLevel, 'start');
+if (defaulted) logger.info('NODE_ENV unset with the embedded database: running as development');
 const started = Date.now();
 
 const children = new Map<string, ChildProcess>();

@@ -49,14 +49,15 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
     next();
   });
   app.use(probes.routes); // /healthz (/health), /readyz, /metrics: no credentials
+  // Shared by every process (PostgreSQL): per merchant once authenticated, per IP and e-mail on login and register,
+  // per IP on refused credentials (every route that checks one, the acquirer's too).
+  const limits = createRateLimits(config, logger);
   // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
-  app.use('/v1/acquirer/notifications', acquirerNotificationRoutes(deps));
-  if (config.apipix) app.use('/v1/acquirer/apipix', apiPixNotificationRoutes(deps));
+  app.use('/v1/acquirer/notifications', limits.guardCredentials(acquirerNotificationRoutes(deps)));
+  if (config.apipix) app.use('/v1/acquirer/apipix', limits.guardCredentials(apiPixNotificationRoutes(deps)));
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
-  // Shared by every process (PostgreSQL): per merchant once authenticated, per IP and e-mail on login and register.
-  const limits = createRateLimits(config, logger);
-  const authenticate = [createAuthenticator(config.jwtSecret), limits.perCredential];
+  const authenticate = [limits.guardCredentials(createAuthenticator(config.jwtSecret)), limits.perCredential];
   const feeDefaults = { bps: config.platformFeeBps, fixed: config.platformFeeFixed };
 
   app.use('/v1/auth', registerRoutes(config.jwtSecret, limits.auth), authRoutes(config.jwtSecret, limits.auth));

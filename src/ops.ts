@@ -3,7 +3,7 @@ import { loadConfig } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
 import { createOrm } from './database.ts';
 import { createBoss } from './platform/queue.ts';
-import { resolveDatabase } from './platform/database-target.ts';
+import { resolveDatabase, toolEnv } from './platform/database-target.ts';
 import { runOps, type Command, type OpsIo, type OpsSetup } from './platform/ops.ts';
 import { authCommands } from './auth/auth.ops.ts';
 import { merchantCommands } from './merchants/merchants.ops.ts';
@@ -26,11 +26,12 @@ export const commands: Command[] = [
 ];
 
 // The database (DATABASE_URL, else the running `npm start`'s embedded one), named on stderr; its ORM and, on demand,
-// pg-boss (which only sends: an operator command works no queue).
+// pg-boss (which only sends: an operator command works no queue). No secret is required up front: a command that
+// needs one (secrets:rotate-key, acquirer:webhook) says so.
 const setup: OpsSetup = async (env, progress) => {
   const target = resolveDatabase(env);
   progress(`ops: database ${target.description}`);
-  const config = loadConfig({ ...env, DATABASE_URL: target.url });
+  const config = loadConfig(toolEnv(env, target), 'tool');
   const orm = await createOrm(target.url, { pool: { min: 0, max: 2 } });
   let boss: PgBoss | undefined;
   return {

@@ -126,10 +126,11 @@ test.serial(
   },
 );
 
-// scripts/<name>.ts of the copy as an operator runs it beside npm start: no DATABASE_URL, no EMBEDDED_PG_*.
+// scripts/<name>.ts of the copy as an operator runs it beside npm start: no DATABASE_URL, EMBEDDED_PG_*, NODE_ENV.
 async function cli(script: string, ...argv: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info' };
-  for (const name of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'EMBEDDED_PG_DIR', 'EMBEDDED_PG_PORT']) delete env[name];
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
+  for (const name of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'EMBEDDED_PG_DIR', 'EMBEDDED_PG_PORT', 'NODE_ENV'])
+    delete env[name];
   const child = spawn(process.execPath, [join(project, 'scripts', `${script}.ts`), ...argv], {
     cwd: project,
     env,
@@ -202,6 +203,21 @@ test.serial('a start failure is one line saying why, and a non-zero exit', async
     /embedded PostgreSQL did not start: port \d+, data in .*: postgres exited \(code 1\): .*Address already in use/,
   );
   t.notRegex(out, /\n\s+at /); // no stack trace
+});
+
+test.serial('npm start with a DATABASE_URL and no NODE_ENV: production protections, refused in one line', async (t) => {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' };
+  const start = spawn(process.execPath, [join(project, 'scripts/start.ts')], { cwd: project, env, stdio: 'pipe' });
+  let out = '';
+  start.stdout.on('data', (d: Buffer) => (out += d));
+  start.stderr.on('data', (d: Buffer) => (out += d));
+  const [code] = await once(start, 'exit');
+  t.is(code, 1);
+  t.is(
+    out.trim(),
+    'fatal: missing JWT_SECRET, ACQUIRER_WEBHOOK_SECRET, SECRETS_KEYS, METRICS_TOKEN (required: NODE_ENV is unset, ' +
+      "so production's protections apply (NODE_ENV=development on a developer's machine); see .env.example)",
+  );
 });
 
 // As root, where the server's user can reach the data depends on directory modes, which change under a clone.

@@ -171,3 +171,17 @@ test('`npm run -s ops` prints JSON only, and the guides show it that way', (t) =
     t.notRegex(text, /npm run ops -- /, `${file} shows npm run ops without -s`);
   }
 });
+
+test('operators need no secret they do not use: without NODE_ENV, ops runs; a command needing one names it', (t) => {
+  const env = { PATH: process.env.PATH, DATABASE_URL: app.databaseUrl }; // production's protections, no secret
+  const ops = (...args: string[]) =>
+    spawnSync(process.execPath, ['scripts/ops.ts', ...args], { encoding: 'utf8', env });
+  const verify = ops('ledger:verify');
+  t.is(verify.status, 0, verify.stderr);
+  t.true(JSON.parse(verify.stdout).ok);
+  const rotate = ops('secrets:rotate-key', '--dry-run');
+  t.is(rotate.status, 1);
+  t.regex(rotate.stderr, /^secrets:rotate-key: SECRETS_KEYS is required/m);
+  const migrate = spawnSync(process.execPath, ['scripts/migrate.ts'], { encoding: 'utf8', env });
+  t.is(migrate.status, 0, migrate.stderr);
+});

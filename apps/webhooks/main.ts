@@ -7,7 +7,7 @@ import { startDeliveryDaemon as start } from '../../src/webhooks/daemon.ts';
 // Only what delivery needs: pg-boss and the daemon's own pool, not buildDeps' ORM, entities and acquirer (memory).
 let config;
 try {
-  config = loadConfig();
+  config = loadConfig(process.env, 'webhooks');
 } catch (err) {
   fatal(undefined, err);
 }

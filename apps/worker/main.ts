@@ -6,7 +6,7 @@ import { startWorker as start } from '../../src/worker.ts';
 
 let config;
 try {
-  config = loadConfig();
+  config = loadConfig(process.env, 'worker');
 } catch (err) {
   fatal(undefined, err);
 }

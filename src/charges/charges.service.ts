@@ -10,6 +10,7 @@ import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
 import { QUEUES } from '../platform/queue.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
+import { payerText } from '../pix/text.ts';
 import { Charge, type ChargeStatus, type ICharge } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import type { CancelJob } from './charges.states.ts';
@@ -75,6 +76,7 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     c.expiresAt,
   ];
   const rest = [c.tracking ? JSON.stringify(c.tracking) : null, c.location, c.qrCode, c.idempotencyKey, c.requestHash];
+  const payer = [customer?.name, customer?.email ?? null, customer?.phone ?? null]; // the charge's own copy
   const guard = [c.merchantId, c.merchantId];
   if (!customer) {
     const rows = await em.execute<{ id: string }[]>(sql.INSERT_CHARGE, [...values, ...rest, ...guard]);
@@ -89,6 +91,7 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     customer.phone ?? null,
     ...guard,
     ...values,
+    ...payer,
     ...rest,
   ]);
   return rows.length ? { customer: rows[0] } : null;
@@ -251,7 +254,7 @@ export async function chargeLocation(em: EntityManager, txid: string) {
     },
     valor: { original: (c.amount / 100).toFixed(2) },
     chave: c.pix_key,
-    solicitacaoPagador: c.description,
-    recebedor: { nome: c.merchant_name },
+    solicitacaoPagador: payerText(c.description, 140),
+    recebedor: { nome: payerText(c.merchant_name, 200) },
   };
 }

@@ -11,6 +11,10 @@ import type { ChargeStatus } from './charge.entity.ts';
 type From = readonly ChargeStatus[];
 const statuses = (from: From) => from.map((s) => `'${s}'`).join(', ');
 
+// The payer's name as the charge was created with (`cu`: its customer, which holds the latest name given for the
+// document; read only for a row written before the charge kept its own).
+const PAYER_NAME = (charge: string) => `coalesce(${charge}.payer_name, cu.name)`;
+
 // A charges row read with plain SQL (snake_case, timestamps as strings), joined with its customer's columns.
 export type ChargeRow = {
   id: string;
@@ -36,7 +40,7 @@ export type MerchantChargeRow = ChargeRow & { merchant_id: string };
 
 const CHARGE_COLUMNS = `id, created_at, updated_at, merchant_id, txid, amount, fee, description, status, expires_in,
     expires_at,
-  customer_id, tracking, location, qr_code, idempotency_key, request_hash`;
+  customer_id, payer_name, payer_email, payer_phone, tracking, location, qr_code, idempotency_key, request_hash`;
 
 // The prerequisites, checked inside the insert itself: no charge can slip in after KYC, the acquirer account or the
 // last PIX key went away, whatever the timing. Parameters: merchant id twice.
@@ -45,11 +49,12 @@ const ONBOARDED = `exists (select 1 from merchants m where m.id = ? and m.kyc_st
   and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')`;
 
 // A new charge without a payer, guarded by the prerequisites. Parameters: the 16 values of CHARGE_COLUMNS but the
-// customer, then the guard's.
+// customer and payer's, then the guard's.
 export const INSERT_CHARGE = `insert into charges (${CHARGE_COLUMNS})
-  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ? where ${ONBOARDED} returning id`;
+  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, null, null, ?, ?, ?, ?, ? where ${ONBOARDED} returning id`;
 
-// A new charge with its payer, upserted per (merchant, document), in one statement guarded by the prerequisites.
+// A new charge with its payer, upserted per (merchant, document), in one statement guarded by the prerequisites. The
+// charge keeps the payer's name, email and phone as given now (c.name...: the customer's latest, the same values).
 export const INSERT_CHARGE_WITH_CUSTOMER = `with c as (
     insert into customers (id, created_at, updated_at, merchant_id, name, document, email, phone)
     select ?, now(), now(), ?, ?, ?, ?, ? where ${ONBOARDED}
@@ -57,7 +62,8 @@ export const INSERT_CHARGE_WITH_CUSTOMER = `with c as (
     customers.email),
       phone = coalesce(excluded.phone, customers.phone), updated_at = now()
     returning id, name, document)
-  , ins as (insert into charges (${CHARGE_COLUMNS}) select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ? from c)
+  , ins as (insert into charges (${CHARGE_COLUMNS})
+    select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ?, ?, ?, ? from c)
   select id, name, document from c`;
 
 // Which prerequisite is missing (only asked after the guarded insert refused).
@@ -72,8 +78,8 @@ export const CHARGE_PAGE: PageSpec = {
   counter: { table: 'charge_counts', keys: 'merchant_id, status' },
   columns: `ch.id, ch.txid, ch.qr_code, ch.amount, ch.fee, ch.status, ch.description, ch.expires_in, ch.created_at,
       ch.expires_at,
-    ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at, cu.id as customer_id, cu.name as customer_name,
-    cu.document as customer_document`,
+    ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at, cu.id as customer_id,
+    ${PAYER_NAME('ch')} as customer_name, cu.document as customer_document`,
   joins: 'left join customers cu on cu.id = ch.customer_id',
 };
 
@@ -96,8 +102,8 @@ export const PAY = (
      where locked.id = c.id and c.txid = n.txid and c.amount = n.amount and c.expires_at >= n.paid_at
        and c.status in (${statuses(from)}) and (c.status = 'PENDING' or c.canceled_at >= n.paid_at)
     returning c.*)
-  select paid.*, cu.name as customer_name, cu.document as customer_document from paid left join customers cu on cu.id =
-  paid.customer_id`;
+  select paid.*, ${PAYER_NAME('paid')} as customer_name, cu.document as customer_document from paid
+  left join customers cu on cu.id = paid.customer_id`;
 
 // Why a payment paid nothing: the charge of that txid, locked.
 export const CHARGE_FOR_PAYMENT =
@@ -131,14 +137,14 @@ export const REFUND = (from: From) => `with r as (
     update charges set status = 'REFUNDED', refunded_at = now(), updated_at = now()
      where id = ? and status in (${statuses(from)})
     returning *)
-  select r.*, cu.name as customer_name, cu.document as customer_document
+  select r.*, ${PAYER_NAME('r')} as customer_name, cu.document as customer_document
   from r left join customers cu on cu.id = r.customer_id`;
 
 // The split of a charge (a refund's hold is released with it).
 export const CHARGE_FEE = 'select fee, merchant_id from charges where id = ?';
 
 // A merchant's charge, locked (a refund request serialises on it), with its payer.
-export const CHARGE_FOR_REFUND = `select c.*, cu.name as customer_name, cu.document as customer_document
+export const CHARGE_FOR_REFUND = `select c.*, ${PAYER_NAME('c')} as customer_name, cu.document as customer_document
   from charges c left join customers cu on cu.id = c.customer_id where c.id = ? and c.merchant_id = ? for update of c`;
 
 // --- refunds (devoluções) and unmatched payments -------------------------------------------------------------------
@@ -258,7 +264,7 @@ export type ChargeFields = Pick<
   ICharge,
   'id' | 'txid' | 'qrCode' | 'amount' | 'fee' | 'status' | 'description' | 'expiresIn' | 'createdAt' | 'expiresAt'
 > &
-  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt'>>;
+  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'payerName'>>;
 
 // The charge as the API returns it. Lists and webhook payloads leave out the image (it is derived from qrCode).
 export function chargeView(
@@ -277,7 +283,8 @@ export function chargeView(
     status: c.status,
     description: c.description,
     expiresIn: c.expiresIn,
-    customer: customer ? { id: customer.id, name: customer.name, document: customer.document } : null,
+    // the name this charge was created with, not the customer's latest
+    customer: customer ? { id: customer.id, name: c.payerName ?? customer.name, document: customer.document } : null,
     ...(opts.tracking ? { tracking: c.tracking ?? null } : {}),
     endToEndId: c.endToEndId ?? null,
     createdAt: iso(c.createdAt),

@@ -5,12 +5,19 @@ import { resolve } from 'node:path';
 import { embeddedUrl } from './embedded-pg.ts';
 import { EMBEDDED_DATABASE, PROJECT_ROOT, readRecord, recordPath, runningServer } from './embedded-pg-state.ts';
 
-// `embedded`: npm start's own development database (the caller may treat the run as development).
+// `embedded`: npm start's own database, which npm start runs as development.
 export type DatabaseTarget = { url: string; embedded: boolean; description: string };
 
 export class DatabaseTargetError extends Error {}
 
 const EXPORT_HINT = 'or export DATABASE_URL=postgres://user:password@host:5432/database';
+
+// The environment of a tool (ops, migrate) working on `target`: DATABASE_URL is the target, and on the embedded database
+// of npm start an unset NODE_ENV means development, as it does for npm start itself (same development keys, so ops can
+// open what npm start's processes sealed). Anywhere else, an unset NODE_ENV keeps production's protections.
+export function toolEnv(env: NodeJS.ProcessEnv, target: DatabaseTarget): NodeJS.ProcessEnv {
+  return { ...env, DATABASE_URL: target.url, ...(target.embedded && !env.NODE_ENV ? { NODE_ENV: 'development' } : {}) };
+}
 
 // host:port/database, never the user's password.
 export function describeDatabase(url: string): string {

@@ -7,6 +7,13 @@ import { HttpError } from './errors.ts';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Probes and scrapes arrive every few seconds: one line each would drown the request log (their failures still log).
 const UNLOGGED = new Set(['/healthz', '/health', '/readyz', '/metrics']);
+// Secret path segments: the PSP's webhook URL carries APIPIX_WEBHOOK_TOKEN (routes match case-insensitively).
+const SECRET_SEGMENTS = [/^(\/+v1\/+acquirer\/+apipix\/+)[^/?#]+/i];
+
+// The URL as logs may show it: every secret segment replaced, whatever the request's outcome.
+function loggableUrl(url: string | undefined): string | undefined {
+  return url && SECRET_SEGMENTS.reduce((u, pattern) => u.replace(pattern, '$1[redacted]'), url);
+}
 
 // Logs one line per request with its id; the request id is taken from the caller when it is sane.
 export function requestLogger(logger: Logger): RequestHandler {
@@ -19,7 +26,8 @@ export function requestLogger(logger: Logger): RequestHandler {
       return id;
     },
     serializers: {
-      req: (req) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress }),
+      // every line logged through req.log (errors too) carries this view of the request
+      req: (req) => ({ id: req.id, method: req.method, url: loggableUrl(req.url), remoteAddress: req.remoteAddress }),
       res: (res) => ({ statusCode: res.statusCode }),
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
