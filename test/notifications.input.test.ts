@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { client } from './support/client.ts';
 import { createTestCerts } from './support/apipix/test-certs.ts';
+import { APIPIX_SECRETS } from './support/apipix/stub.ts';
 import { signAcquirerBody, SIGNATURE_HEADER } from '../src/charges/notifications.routes.ts';
 import { QUEUES } from '../src/platform/queue.ts';
 
@@ -16,6 +17,7 @@ test.before(async () => {
   const certs = createTestCerts();
   try {
     app = await startTestApp({
+      ...APIPIX_SECRETS,
       ACQUIRER: 'apipix',
       APIPIX_BASE_URL: 'https://127.0.0.1:9',
       APIPIX_CLIENT_ID: 'id',
