@@ -10,6 +10,7 @@ import { loadConfig } from '../src/platform/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { setupDatabase } from '../src/database.ts';
 import { fatal } from '../src/platform/lifecycle.ts';
+import { EMBEDDED_DATABASE } from '../src/platform/embedded-pg-state.ts';
 import { PROCESS_ENV, PROCESS_FLAGS, type App } from '../src/platform/runtime.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -103,18 +104,16 @@ const whileRunning = () => (stopping ? new Promise<never>(() => {}) : undefined)
 
 const env = { ...process.env };
 if (!config.databaseUrl) {
-  const port = process.env.EMBEDDED_PG_PORT || '54329'; // embeddedDatabaseUrl() agrees
-  database = spawnChild('postgres', 'scripts/embedded-pg.ts', [port, 'pix'], env);
-  const msg = await firstMessage<{ url: string; dir: string; relocated: boolean } | { error: string }>(database);
+  const port = process.env.EMBEDDED_PG_PORT || '54329';
+  database = spawnChild('postgres', 'scripts/embedded-pg.ts', [port, EMBEDDED_DATABASE], env);
+  const msg = await firstMessage<{ url: string; dir: string; relocated: boolean; note: string } | { error: string }>(
+    database,
+  );
   await whileRunning();
   if ('error' in msg) await failStart(`embedded PostgreSQL did not start: ${msg.error}`);
   else {
     env.DATABASE_URL = msg.url;
-    if (msg.relocated)
-      logger.warn(
-        { dir: msg.dir },
-        `embedded PostgreSQL data kept in ${msg.dir}: the postgres user cannot reach ${root}.data`,
-      );
+    if (msg.relocated) logger.warn({ dir: msg.dir }, `embedded PostgreSQL data kept in ${msg.dir} (${msg.note})`);
     logger.info({ port, dir: msg.dir }, 'embedded PostgreSQL started');
   }
 }

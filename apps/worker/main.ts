@@ -12,7 +12,7 @@ try {
 }
 const logger = createLogger(config.logLevel, 'worker');
 try {
-  const deps = await buildDeps(config, logger, { supervise: true, schedule: true });
+  const deps = await buildDeps(config, logger, { supervise: true, schedule: true, work: true });
   await start(deps);
   onShutdown(logger, () => closeDeps(deps));
   announceReady(logger);

@@ -12,12 +12,11 @@ const OUTCOMES: [Outcome, string][] = [
 const decideCommand = ([outcome, summary]: [Outcome, string]): Command => ({
   name: `infraction:${outcome}`,
   summary,
-  flags: { id: { type: 'string', description: 'the infraction id' } },
+  flags: { id: { type: 'string', required: true, description: 'the infraction id' } },
   async run({ em, config, boss }: OpsContext, flags) {
-    if (typeof flags.id !== 'string') throw new OpsError('--id is required');
     const deps = { config, boss: await boss(), logger: createLogger('silent', 'ops') };
-    const infraction = await decide(deps, em, flags.id, outcome);
-    if (!infraction) throw new OpsError(`infraction ${flags.id} is already decided`);
+    const infraction = await decide(deps, em, String(flags.id), outcome);
+    if (!infraction) throw new OpsError(`infraction ${String(flags.id)} is already decided`);
     return { infraction };
   },
 });

@@ -67,6 +67,11 @@ function bodyLimit(raw: string | undefined): string {
   return raw;
 }
 
+function poolMode(raw: string | undefined): 'session' | 'transaction' {
+  if (raw === undefined || raw === '' || raw === 'session' || raw === 'transaction') return raw || 'session';
+  throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${raw}"`);
+}
+
 // What each entry point cannot run without when development defaults are off (docs/deploying.md, "Secrets, NODE_ENV and what each process needs"):
 // api signs JWTs, checks the acquirer's HMAC, seals webhook secrets and serves /metrics; webhooks opens the secrets
 // to sign deliveries; worker needs none of them; a tool (migrate, ops, npm start) checks what it uses itself.
@@ -151,6 +156,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'a
       .filter(Boolean),
     port: int(env, 'PORT', 3000),
     databaseUrl: env.DATABASE_URL || '',
+    // `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer…), where no session outlives a transaction
+    databasePoolMode: poolMode(env.DATABASE_POOL_MODE),
+    // a direct connection: migrations, and the worker's and daemon's LISTEN when DATABASE_URL is a transaction pooler
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
     jwtSecret,
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     acquirer: acquirer as 'sandbox' | 'apipix',

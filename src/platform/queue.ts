@@ -1,6 +1,9 @@
 import { PgBoss, fromKysely, type Job, type JobResult, type QueueOptions, type WorkOptions } from 'pg-boss';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+// pg-boss' built-in pool (not re-exported by the package): extended only to open its LISTEN connection elsewhere.
+import Db from 'pg-boss/dist/db.js';
+import type { Config } from './config.ts';
 import { pgConnection } from './pg-ssl.ts';
 
 // Queue names in one place; every queue is created with notify so workers wake on LISTEN/NOTIFY, not on the next poll.
@@ -88,28 +91,60 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
   }
 }
 
+/**
+ * A pg-boss instance over `databaseUrl`. `listenUrl`: a process that works queues (worker, daemon) wakes on NOTIFY
+ * through one LISTEN connection there; without it (the API, the CLI, or behind a transaction pooler with no direct
+ * URL, see listenUrlOf) it only polls, every second.
+ */
 export async function createBoss(
   databaseUrl: string,
   logger: Logger,
-  opts: { supervise?: boolean; schedule?: boolean } = {},
+  opts: { supervise?: boolean; schedule?: boolean; listenUrl?: string } = {},
 ): Promise<PgBoss> {
-  const { url, ssl } = pgConnection(databaseUrl);
+  const pool = { ...pgConnection(databaseUrl), max: 5 };
+  const { url, ssl } = pool;
   const boss = new PgBoss({
-    connectionString: url,
-    ssl,
+    ...(opts.listenUrl && opts.listenUrl !== databaseUrl
+      ? { db: new ListenElsewhere({ connectionString: url, ssl, max: pool.max }, opts.listenUrl) }
+      : { connectionString: url, ssl, max: pool.max }),
     schema: 'pgboss',
-    useListenNotify: true,
+    useListenNotify: opts.listenUrl !== undefined,
     supervise: opts.supervise ?? false,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     schedule: opts.schedule ?? false,
-    max: 5,
   });
   boss.on('error', (err) => logger.error({ err }, 'pg-boss error'));
   boss.on('warning', (warning) => logger.warn({ warning }, 'pg-boss warning'));
   await boss.start();
   await ensureQueues(boss);
   return boss;
+}
+
+// Where a process that works queues LISTENs: its own database, unless that is a pooler in transaction mode, where a
+// LISTEN outlives neither its transaction nor its server connection: then the direct URL, or nowhere (polling).
+export const listenUrlOf = (
+  config: Pick<Config, 'databaseUrl' | 'databasePoolMode' | 'databaseDirectUrl'>,
+): string | undefined =>
+  config.databasePoolMode === 'transaction' ? (config.databaseDirectUrl ?? undefined) : config.databaseUrl;
+
+// pg-boss' own pool (queries over the pooler), with its LISTEN connection opened on another (direct) URL.
+class ListenElsewhere extends Db {
+  #listener: Db;
+  constructor(config: ConstructorParameters<typeof Db>[0], listenUrl: string) {
+    super(config);
+    const { url, ssl } = pgConnection(listenUrl);
+    this.#listener = new Db({ connectionString: url, ssl, max: 1, application_name: 'pgboss-listen' });
+    this.#listener.on('error', (err) => this.emit('error', err));
+  }
+  override async listen(...args: Parameters<Db['listen']>): ReturnType<Db['listen']> {
+    if (!this.#listener.opened) await this.#listener.open();
+    return this.#listener.listen(...args);
+  }
+  override async close(): Promise<void> {
+    await super.close();
+    if (this.#listener.opened) await this.#listener.close();
+  }
 }
 
 // The caller's MikroORM transaction as a pg-boss `db`: jobs written through it commit or roll back with the rows.

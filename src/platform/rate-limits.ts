@@ -47,10 +47,17 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
     allowExitOnIdle: true,
   });
   pool.on('error', (err) => logger.warn({ err }, 'rate limit connection lost'));
+  // The library names its statements (prepared once per connection). Behind a transaction pooler the next transaction
+  // may get another server connection, where the name is unknown (or taken): every query would fail over to the
+  // in-memory insurance, a budget per process. There, the statements go unnamed.
+  const store =
+    config.databasePoolMode === 'transaction'
+      ? { query: (q: pg.QueryConfig) => pool.query({ text: q.text, values: q.values }) }
+      : pool;
 
   const limiter = (keyPrefix: string, points: number): Limiter =>
     new RateLimiterPostgres({
-      storeClient: pool,
+      storeClient: store,
       storeType: 'pool',
       tableName: 'rate_limits',
       tableCreated: true,
