@@ -12,8 +12,21 @@ const MAY_IMPORT = {
   webhooks: ['merchants', 'auth', 'platform'],
   'pix-keys': ['webhooks', 'merchants', 'auth', 'platform', 'pix'],
   charges: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
-  withdrawals: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   infractions: ['charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  withdrawals: ['infractions', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  refunds: ['infractions', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  payments: [
+    'refunds',
+    'infractions',
+    'charges',
+    'acquirer',
+    'ledger',
+    'webhooks',
+    'merchants',
+    'auth',
+    'platform',
+    'pix',
+  ],
   types: ['auth'],
 };
 

@@ -2,7 +2,7 @@ import type { Deps } from './deps.ts';
 import { QUEUES, WORK_POLLING, settleEach } from './platform/queue.ts';
 import { FOLD_CRON, foldCounters } from './platform/counters.ts';
 import { workSandboxTransfers } from './acquirer/sandbox.ts';
-import { registerCharges } from './charges/charges.worker.ts';
+import { registerCharges } from './payments/payments.worker.ts';
 import { CHARGE_PAGE } from './charges/charges.sql.ts';
 import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
 import { registerInfractions } from './infractions/infractions.worker.ts';

@@ -6,7 +6,6 @@ import { merchantIdOf } from '../auth/authenticate.ts';
 import { validate } from '../platform/validation.ts';
 import { createChargeRules, listChargesRules } from './charges.validation.ts';
 import { createCharge, getCharge, listCharges, type CreateChargeInput } from './charges.service.ts';
-import { requestRefund } from './returns.states.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 
 type Deps = Services & { acquirer: Acquirer };
@@ -41,11 +40,6 @@ export function chargeRoutes(deps: Deps): Router {
 
   router.get('/:id', async (req, res) => {
     res.json({ charge: await getCharge(req.em, merchantIdOf(req), req.params.id) });
-  });
-
-  router.post('/:id/refund', async (req, res) => {
-    // 202: the refund is final when the acquirer confirms it (charge.refunded); the charge stays PAID until then
-    res.status(202).json(await requestRefund(deps, req.em, merchantIdOf(req), req.params.id));
   });
 
   return router;

@@ -162,7 +162,7 @@ export const INSERT_REFUND = `insert into refunds (id, created_at, updated_at, m
     end_to_end_id, amount, status)
   values (?, now(), now(), ?, ?, ?, ?, ?, 'PROCESSING') returning *`;
 
-// A refund's outcome, once (guarded by `from`, the table of returns.states.ts). Parameters: reason (FAIL only), id.
+// A refund's outcome, once (guarded by `from`, the table of src/refunds/refunds.states.ts). Parameters: reason (FAIL only), id.
 type RefundFrom = readonly RefundRow['status'][];
 export const COMPLETE_REFUND = (from: RefundFrom) => `update refunds set status = 'COMPLETED', completed_at = now(),
   updated_at = now() where id = ? and status in (${from.map((s) => `'${s}'`).join(', ')}) returning *`;

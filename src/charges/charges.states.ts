@@ -11,8 +11,8 @@ import * as sql from './charges.sql.ts';
 /**
  * Every status change of a charge. Each transition is one guarded UPDATE (`where status in (from)`), so it happens once
  * whatever the concurrency, and commits with its event and its ledger posting in the caller's transaction. Creation
- * (-> PENDING) is in charges.service.ts; the payments and refunds that drive these are in settlement.ts and
- * returns.states.ts.
+ * (-> PENDING) is in charges.service.ts; the payments and refunds that drive these are in src/payments/settlement.ts
+ * and src/refunds/refunds.states.ts.
  */
 export const CHARGE_TRANSITIONS = {
   // a confirmed payment of the amount, dated within the validity; CANCELED only when the expiry came after the payment

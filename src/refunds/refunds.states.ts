@@ -6,8 +6,8 @@ import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/err
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { QUEUES, sendInTx } from '../platform/queue.ts';
 import { accounts, InsufficientFundsError, post } from '../ledger/ledger.service.ts';
-import { markRefunded, type PayOutcome } from './charges.states.ts';
-import * as sql from './charges.sql.ts';
+import { markRefunded, type PayOutcome } from '../charges/charges.states.ts';
+import * as sql from '../charges/charges.sql.ts';
 
 /**
  * Money going back to payers: devoluções (refunds) and the payments that could pay no charge (unmatched). A devolução

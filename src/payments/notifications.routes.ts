@@ -4,8 +4,8 @@ import type { Services } from '../platform/services.ts';
 import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
 import { UnauthorizedError, ValidationError } from '../platform/errors.ts';
 import { QUEUES } from '../platform/queue.ts';
-import { acceptPayments } from './charges.service.ts';
-import type { RefundJob } from './returns.states.ts';
+import { acceptPayments } from '../charges/charges.service.ts';
+import type { RefundJob } from '../refunds/refunds.states.ts';
 
 type Deps = Services & { acquirer: Acquirer };
 

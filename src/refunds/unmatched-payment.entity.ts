@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
-import { Charge } from './charge.entity.ts';
+import { Charge } from '../charges/charge.entity.ts';
 
 // Why a received payment could pay no charge.
 export const UNMATCHED_REASONS = [

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Services } from '../platform/services.ts';
 import type { Acquirer } from '../acquirer/acquirer.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { chargeLocation, simulatePayment } from './charges.service.ts';
+import { chargeLocation, simulatePayment } from '../charges/charges.service.ts';
 
 type Deps = Services & { acquirer: Acquirer };
 

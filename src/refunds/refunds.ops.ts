@@ -1,6 +1,6 @@
 import { OpsError, type Command } from '../platform/ops.ts';
 import { UNMATCHED_STATUSES } from './unmatched-payment.entity.ts';
-import * as sql from './charges.sql.ts';
+import * as sql from '../charges/charges.sql.ts';
 
 function limitOf(raw: unknown): number {
   if (raw === undefined) return 100;
@@ -11,7 +11,7 @@ function limitOf(raw: unknown): number {
 }
 
 // Operators' view of money going back to payers.
-export const chargeCommands: Command[] = [
+export const refundCommands: Command[] = [
   {
     name: 'payments:unmatched',
     summary:

@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
-import { payCharges, type PayOutcome } from './charges.states.ts';
-import { recordUnmatched, unmatchedReason } from './returns.states.ts';
+import { payCharges, type PayOutcome } from '../charges/charges.states.ts';
+import { recordUnmatched, unmatchedReason } from '../refunds/refunds.states.ts';
 
 /**
  * Settles confirmed payments in one transaction: the charges they pay (charges.states.ts pay), and every payment that
- * paid nothing recorded as unmatched, held on suspense and sent back to its payer (returns.states.ts). Every centavo
+ * paid nothing recorded as unmatched, held on suspense and sent back to its payer (src/refunds/refunds.states.ts). Every centavo
  * that reached the platform's account is either credited to a merchant or returned.
  */
 export async function settlePayments(

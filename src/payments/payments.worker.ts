@@ -2,11 +2,11 @@ import type { Job } from 'pg-boss';
 import type { Services } from '../platform/services.ts';
 import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
 import { QUEUES, WORK_POLLING, settleEach } from '../platform/queue.ts';
-import { expireCharges, type CancelJob, type PayOutcome } from './charges.states.ts';
+import { expireCharges, type CancelJob, type PayOutcome } from '../charges/charges.states.ts';
 import { settlePayments } from './settlement.ts';
-import { reconcileRefunds, sendRefund, type RefundJob } from './returns.states.ts';
-import { acceptPayments } from './charges.service.ts';
-import * as sql from './charges.sql.ts';
+import { reconcileRefunds, sendRefund, type RefundJob } from '../refunds/refunds.states.ts';
+import { acceptPayments } from '../charges/charges.service.ts';
+import * as sql from '../charges/charges.sql.ts';
 
 type Deps = Services & { acquirer: Acquirer };
 // Told of each settled batch's outcomes after its commit (the settlement lag metric).
