@@ -16,11 +16,11 @@ import { balanceRoutes } from './ledger/ledger.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 import { pixKeyRoutes } from './pix-keys/pix-keys.routes.ts';
-import { chargeRoutes } from './charges/charges.routes.ts';
+import { chargeRoutes, pixLocationRoutes } from './charges/charges.routes.ts';
 import { refundRoutes } from './refunds/refunds.routes.ts';
 import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './payments/notifications.routes.ts';
 import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
-import { pixLocationRoutes, sandboxRoutes } from './payments/sandbox.routes.ts';
+import { sandboxRoutes } from './payments/sandbox.routes.ts';
 import { observability } from './observability.ts';
 
 // The HTTP API: every route under /v1, JSON in and out, one error handler.

@@ -5,7 +5,7 @@ import type { Acquirer } from '../acquirer/acquirer.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { validate } from '../platform/validation.ts';
 import { createChargeRules, listChargesRules } from './charges.validation.ts';
-import { createCharge, getCharge, listCharges, type CreateChargeInput } from './charges.service.ts';
+import { chargeLocation, createCharge, getCharge, listCharges, type CreateChargeInput } from './charges.service.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 
 type Deps = Services & { acquirer: Acquirer };
@@ -42,5 +42,15 @@ export function chargeRoutes(deps: Deps): Router {
     res.json({ charge: await getCharge(req.em, merchantIdOf(req), req.params.id) });
   });
 
+  return router;
+}
+
+// GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (served by us in
+// sandbox).
+export function pixLocationRoutes(): Router {
+  const router = Router();
+  router.get('/qr/:txid', async (req, res) => {
+    res.json(await chargeLocation(req.em, req.params.txid));
+  });
   return router;
 }

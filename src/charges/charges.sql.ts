@@ -1,9 +1,6 @@
-// Every statement on the charges and customers tables (run through MikroORM: `?` parameters), with the rows they return
-// and the mapping of those rows to the API's view of a charge.
+// Every statement of the charges module (run through MikroORM: `?` parameters) and the rows they return: the charges and
+// customers tables, and the latest refund a charge shows (the refunds table, read for the charge's view).
 import type { PageSpec } from '../platform/counters.ts';
-import { qrPngDataUrl } from '../pix/qr-png.ts';
-import type { ICharge } from './charge.entity.ts';
-import type { ICustomer } from './customer.entity.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 
 // The guards take the statuses a transition may start from (`from`, the table of charges.states.ts): constants, never
@@ -134,102 +131,19 @@ export const REFUND = (from: From) => `with r as (
   select r.*, cu.name as customer_name, cu.document as customer_document
   from r left join customers cu on cu.id = r.customer_id`;
 
-// The split of a charge (a refund's hold is released with it).
-export const CHARGE_FEE = 'select fee, merchant_id from charges where id = ?';
-
-// A merchant's charge, locked (a refund request serialises on it), with its payer.
-export const CHARGE_FOR_REFUND = `select c.*, cu.name as customer_name, cu.document as customer_document
-  from charges c left join customers cu on cu.id = c.customer_id where c.id = ? and c.merchant_id = ? for update of c`;
-
-// --- refunds (devoluções) and unmatched payments -------------------------------------------------------------------
-
-export type RefundRow = {
+// A refunds row as a charge's view reads it (the refunds module's rows are a superset).
+export type RefundViewRow = {
   id: string;
-  merchant_id: string | null;
-  charge_id: string | null;
-  unmatched_payment_id: string | null;
-  end_to_end_id: string;
   amount: number;
   status: 'PROCESSING' | 'COMPLETED' | 'FAILED';
   failure_reason: string | null;
   created_at: string;
-  updated_at: string;
   completed_at: string | null;
   failed_at: string | null;
 };
 
-export const INSERT_REFUND = `insert into refunds (id, created_at, updated_at, merchant_id, charge_id, unmatched_payment_id,
-    end_to_end_id, amount, status)
-  values (?, now(), now(), ?, ?, ?, ?, ?, 'PROCESSING') returning *`;
-
-// A refund's outcome, once (guarded by `from`, the table of src/refunds/refunds.states.ts). Parameters: reason (FAIL only), id.
-type RefundFrom = readonly RefundRow['status'][];
-export const COMPLETE_REFUND = (from: RefundFrom) => `update refunds set status = 'COMPLETED', completed_at = now(),
-  updated_at = now() where id = ? and status in (${from.map((s) => `'${s}'`).join(', ')}) returning *`;
-export const FAIL_REFUND = (
-  from: RefundFrom,
-) => `update refunds set status = 'FAILED', failed_at = now(), failure_reason = ?,
-  updated_at = now() where id = ? and status in (${from.map((s) => `'${s}'`).join(', ')}) returning *`;
-// Still in progress: marks the time of the last word from the acquirer, so reconciliation waits again.
-export const TOUCH_REFUND = `update refunds set updated_at = now() where id = ? and status = 'PROCESSING'`;
-
-export const REFUND_BY_ID = 'select * from refunds where id = ?';
-
-// Refunds in progress with no word for a while (reconciliation), oldest first, paged by id.
-export const STALE_REFUNDS = `select * from refunds where status = 'PROCESSING' and updated_at < ? and id > ?
-  order by id limit 100`;
-
 // The latest refund of a charge (its view).
 export const LATEST_REFUND = `select * from refunds where charge_id = ? order by created_at desc, id desc limit 1`;
-
-export type UnmatchedRow = {
-  id: string;
-  end_to_end_id: string;
-  txid: string | null;
-  charge_id: string | null;
-  amount: number;
-  paid_at: string;
-  reason: string;
-  status: 'RETURNING' | 'RETURNED' | 'RETURN_FAILED';
-  created_at: string;
-  updated_at: string;
-};
-
-// A payment that paid nothing, once per endToEndId (a redelivery inserts nothing).
-export const INSERT_UNMATCHED = `insert into unmatched_payments (id, created_at, updated_at, end_to_end_id, txid, charge_id,
-    amount, paid_at, reason, status)
-  values (?, now(), now(), ?, ?, (select id from charges where txid = ?), ?, ?, ?, 'RETURNING')
-  on conflict (end_to_end_id) do nothing returning *`;
-
-// An unmatched payment's return settled (parameters: the new status, id), guarded by `from`.
-export const SETTLE_UNMATCHED = (from: readonly UnmatchedRow['status'][]) => `update unmatched_payments set status = ?,
-  updated_at = now() where id = ? and status in (${from.map((s) => `'${s}'`).join(', ')}) returning *`;
-
-// The endToEndIds among these that the service already knows (paid a charge, or recorded as unmatched).
-export const KNOWN_PAYMENTS = `select end_to_end_id from charges where end_to_end_id = any(?::text[])
-  union select end_to_end_id from unmatched_payments where end_to_end_id = any(?::text[])`;
-
-// payments:unmatched (operators), newest first, with the state of their return.
-export const UNMATCHED_LIST = (where: string) => `select u.*, r.id as refund_id, r.status as refund_status,
-    r.failure_reason as refund_failure_reason
-  from unmatched_payments u
-  left join lateral (select * from refunds r where r.unmatched_payment_id = u.id order by r.created_at desc limit 1) r
-    on true
-  ${where} order by u.created_at desc, u.id desc limit ?`;
-
-// refunds:failed (operators): merchants' refunds the acquirer did not make (the charge is PAID again).
-export const FAILED_REFUNDS = `select r.*, c.txid from refunds r left join charges c on c.id = r.charge_id
-  where r.status = 'FAILED' and r.charge_id is not null and r.failed_at >= ? order by r.failed_at desc limit ?`;
-
-export const refundView = (r: RefundRow) => ({
-  id: r.id,
-  amount: r.amount,
-  status: r.status,
-  failureReason: r.failure_reason,
-  createdAt: new Date(r.created_at).toISOString(),
-  completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null,
-  failedAt: r.failed_at ? new Date(r.failed_at).toISOString() : null,
-});
 
 // The payload location of a charge (GET /pix/qr/:txid): the charge, its merchant's name and first ACTIVE PIX key.
 export const LOCATION = `select c.txid, c.status, c.created_at, c.expires_in, c.amount, c.description, m.name as
@@ -247,77 +161,3 @@ export type LocationRow = {
   merchant_name: string;
   pix_key: string | null;
 };
-
-const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-const date = (v: string | null) => (v === null ? null : new Date(v));
-
-export type ChargeViewOptions = { image?: boolean; tracking?: boolean };
-
-// What a view needs: an entity or the plain values just inserted.
-export type ChargeFields = Pick<
-  ICharge,
-  'id' | 'txid' | 'qrCode' | 'amount' | 'fee' | 'status' | 'description' | 'expiresIn' | 'createdAt' | 'expiresAt'
-> &
-  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt'>>;
-
-// The charge as the API returns it. Lists and webhook payloads leave out the image (it is derived from qrCode).
-export function chargeView(
-  c: ChargeFields,
-  customer: Pick<ICustomer, 'id' | 'name' | 'document'> | null,
-  opts: ChargeViewOptions = {},
-) {
-  return {
-    id: c.id,
-    txid: c.txid,
-    qrCode: c.qrCode,
-    ...(opts.image ? { imageBase64: qrPngDataUrl(c.qrCode) } : {}),
-    amount: c.amount,
-    fee: c.fee,
-    netAmount: c.amount - c.fee,
-    status: c.status,
-    description: c.description,
-    expiresIn: c.expiresIn,
-    customer: customer ? { id: customer.id, name: customer.name, document: customer.document } : null,
-    ...(opts.tracking ? { tracking: c.tracking ?? null } : {}),
-    endToEndId: c.endToEndId ?? null,
-    createdAt: iso(c.createdAt),
-    expiresAt: iso(c.expiresAt),
-    paidAt: iso(c.paidAt),
-    canceledAt: iso(c.canceledAt),
-    refundedAt: iso(c.refundedAt),
-  };
-}
-
-export type ChargeView = ReturnType<typeof chargeView>;
-
-// The API view of a raw row: one mapping for every SQL path (settlement, refund, listing).
-export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions = {}): ChargeView {
-  const fields: ChargeFields = {
-    id: r.id,
-    txid: r.txid,
-    qrCode: r.qr_code,
-    amount: r.amount,
-    fee: r.fee,
-    status: r.status,
-    description: r.description,
-    expiresIn: r.expires_in,
-    createdAt: date(r.created_at)!,
-    expiresAt: date(r.expires_at)!,
-    tracking: r.tracking ?? null,
-    endToEndId: r.end_to_end_id,
-    paidAt: date(r.paid_at),
-    canceledAt: date(r.canceled_at),
-    refundedAt: date(r.refunded_at),
-  };
-  const customer = r.customer_id ? { id: r.customer_id, name: r.customer_name!, document: r.customer_document! } : null;
-  return chargeView(fields, customer, opts);
-}
-
-// MED (the infractions module's table, read here so a refund and an infraction never both take a charge's money): an
-// open infraction on the charge; a merchant's available balance and what its open infractions are still owed.
-export const OPEN_INFRACTION = `select 1 from infractions where charge_id = ? and status in ('OPEN', 'UNDER_REVIEW')`;
-export const AVAILABLE_AND_OWED = `select (select balance from ledger_accounts where code = ?) as balance,
-  (select coalesce(sum(shortfall), 0) from infractions where merchant_id = ? and status in ('OPEN', 'UNDER_REVIEW'))
-  as owed`;
-export const MERCHANTS_OWED = `select distinct merchant_id from infractions
-  where merchant_id = any(?::uuid[]) and status in ('OPEN', 'UNDER_REVIEW') and shortfall > 0`;

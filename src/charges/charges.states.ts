@@ -7,6 +7,7 @@ import { accounts, postMany } from '../ledger/ledger.service.ts';
 import { recordEvents } from '../webhooks/events.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
+import { chargeRowView } from './charges.view.ts';
 
 /**
  * Every status change of a charge. Each transition is one guarded UPDATE (`where status in (from)`), so it happens once
@@ -36,13 +37,14 @@ export type PayOutcome = 'paid' | 'duplicate' | 'late' | 'already_paid' | 'unkno
  * pay, in the caller's transaction: each charge PAID, its charge.paid event (with its deliveries) and the ledger split
  * (acquirer -> merchant net + platform fee). Duplicate notifications serialise on the row and find it PAID, so nothing is
  * credited twice. A batch costs the statements of one payment and locks each ledger account once. Notifications for
- * the same charge within a batch are taken in order, one per round, so the first that qualifies pays.
+ * the same charge within a batch are taken in order, one per round, so the first that qualifies pays. Returns each
+ * notification's outcome and the merchants credited.
  */
 export async function payCharges(
   deps: Pick<Services, 'boss'>,
   tx: EntityManager,
   batch: PaymentNotification[],
-): Promise<PayOutcome[]> {
+): Promise<{ outcomes: PayOutcome[]; credited: string[] }> {
   const outcomes: PayOutcome[] = new Array(batch.length);
   const paid: sql.MerchantChargeRow[] = [];
   let pending = batch.map((n, i) => ({ n, i }));
@@ -63,7 +65,7 @@ export async function payCharges(
     }
     paid.push(...rows);
   }
-  const data = (r: sql.MerchantChargeRow) => sql.chargeRowView(r, { tracking: true });
+  const data = (r: sql.MerchantChargeRow) => chargeRowView(r, { tracking: true });
   await recordEvents(
     tx,
     deps.boss,
@@ -82,13 +84,7 @@ export async function payCharges(
       ],
     })),
   );
-  // merchants who owe open MED infractions: their new credit is blocked right after (infractions.cover)
-  if (paid.length) {
-    const ids = `{${[...new Set(paid.map((r) => r.merchant_id))].join(',')}}`;
-    for (const { merchant_id } of await tx.execute<{ merchant_id: string }[]>(sql.MERCHANTS_OWED, [ids]))
-      await deps.boss.send(QUEUES.infractionsCover, { merchantId: merchant_id }, { db: jobsIn(tx) });
-  }
-  return outcomes;
+  return { outcomes, credited: paid.map((r) => r.merchant_id) };
 }
 
 // Why a payment paid nothing; a payment dated after the expiry of a still-PENDING charge expires it.
@@ -131,7 +127,7 @@ export type CancelJob = { txid: string };
 export async function markRefunded(deps: Pick<Services, 'boss'>, tx: EntityManager, chargeId: string) {
   const [row] = await tx.execute<sql.MerchantChargeRow[]>(REFUND, [chargeId]);
   if (!row) return null;
-  const view = sql.chargeRowView(row, { tracking: true });
+  const view = chargeRowView(row, { tracking: true });
   await recordEvents(tx, deps.boss, [{ merchantId: row.merchant_id, type: T.refund.event, data: view }]);
   return view;
 }

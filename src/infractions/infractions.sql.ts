@@ -1,4 +1,5 @@
-// Every statement on the infractions table (run through MikroORM: `?` parameters), its row type and its view.
+// Every statement of the infractions module (run through MikroORM: `?` parameters) and its row type: the infractions
+// table, the charge an infraction is opened on, and a refund in progress on it (the refunds table, read for one check).
 import type { InfractionStatus } from './infraction.entity.ts';
 
 export type InfractionRow = {
@@ -16,22 +17,6 @@ export type InfractionRow = {
   shortfall: number;
   acquirer_id: string | null;
 };
-
-// The infraction as the API and the webhooks show it (contract: id, chargeId, amount, status, reason, defense,
-// createdAt, updatedAt, deadlineAt), plus what of the amount is blocked so far.
-export const infractionView = (r: InfractionRow) => ({
-  id: r.id,
-  chargeId: r.charge_id,
-  amount: r.amount,
-  status: r.status,
-  reason: r.reason,
-  defense: r.defense,
-  blockedAmount: r.blocked,
-  createdAt: new Date(r.created_at).toISOString(),
-  updatedAt: new Date(r.updated_at).toISOString(),
-  deadlineAt: new Date(r.deadline_at).toISOString(),
-});
-export type InfractionView = ReturnType<typeof infractionView>;
 
 export const CHARGE = `select id, merchant_id, amount, status, end_to_end_id from charges where id = ? for update`;
 export const CHARGE_BY_E2E = `select id from charges where end_to_end_id = ?`;
@@ -74,3 +59,12 @@ export const OPS_LIST = (open: boolean, overdue: boolean) => `select i.*, m.name
   where true ${open || overdue ? `and i.status in ('OPEN', 'UNDER_REVIEW')` : ''}
   ${overdue ? `and i.status = 'OPEN' and i.deadline_at < now()` : ''} order by i.deadline_at, i.id limit 1000`;
 export const COUNT = 'select count(*) as n from infractions where merchant_id = ?';
+
+// MED's holds, asked by the money that leaves a merchant (infractions.holds.ts): an open infraction on a charge; a
+// merchant's available balance and what its open infractions are still owed; which of these merchants owe.
+export const OPEN_ON_CHARGE = `select 1 from infractions where charge_id = ? and status in ('OPEN', 'UNDER_REVIEW')`;
+export const AVAILABLE_AND_OWED = `select (select balance from ledger_accounts where code = ?) as balance,
+  (select coalesce(sum(shortfall), 0) from infractions where merchant_id = ? and status in ('OPEN', 'UNDER_REVIEW'))
+  as owed`;
+export const MERCHANTS_OWING = `select distinct merchant_id from infractions
+  where merchant_id = any(?::uuid[]) and status in ('OPEN', 'UNDER_REVIEW') and shortfall > 0`;

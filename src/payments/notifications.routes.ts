@@ -4,7 +4,7 @@ import type { Services } from '../platform/services.ts';
 import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
 import { UnauthorizedError, ValidationError } from '../platform/errors.ts';
 import { QUEUES } from '../platform/queue.ts';
-import { acceptPayments } from '../charges/charges.service.ts';
+import { acceptPayments } from './payments.service.ts';
 import type { RefundJob } from '../refunds/refunds.states.ts';
 
 type Deps = Services & { acquirer: Acquirer };

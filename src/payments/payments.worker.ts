@@ -1,52 +1,28 @@
 import type { Job } from 'pg-boss';
 import type { Services } from '../platform/services.ts';
 import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING, settleEach } from '../platform/queue.ts';
-import { expireCharges, type CancelJob, type PayOutcome } from '../charges/charges.states.ts';
+import { QUEUES, WORK_POLLING } from '../platform/queue.ts';
+import type { PayOutcome } from '../charges/charges.states.ts';
 import { settlePayments } from './settlement.ts';
-import { reconcileRefunds, sendRefund, type RefundJob } from '../refunds/refunds.states.ts';
-import { acceptPayments } from '../charges/charges.service.ts';
-import * as sql from '../charges/charges.sql.ts';
+import { reconcilePayments } from './reconciliation.ts';
 
 type Deps = Services & { acquirer: Acquirer };
 // Told of each settled batch's outcomes after its commit (the settlement lag metric).
 type Settled = (batch: PaymentNotification[], outcomes: PayOutcome[]) => void;
 
 const SETTLE_BATCH = 50;
-const BATCH = 10;
 const EVERY_MINUTE = '* * * * *';
 
-// The worker's charge duties: settle notified payments, send devoluções, expire charges, reconcile with the acquirer.
-export async function registerCharges(deps: Deps, settled: Settled = () => {}): Promise<void> {
-  const { boss, config, acquirer } = deps;
-  const log = deps.logger.child({ module: 'charges' });
+// The worker's payment duties: settle notified payments; with a PSP, settle the payments it never notified.
+export async function registerPayments(deps: Deps, settled: Settled = () => {}): Promise<void> {
+  const { boss, config } = deps;
+  const log = deps.logger.child({ module: 'payments' });
   const ctx = { ...deps, logger: log };
   await boss.work<PaymentNotification>(
     QUEUES.acquirerNotification,
     { ...WORK_POLLING, batchSize: SETTLE_BATCH, burstWhenBatchFull: true },
     (jobs) => settleBatch(ctx, jobs, settled),
   );
-  // Batches + burst: devoluções queued while the worker was down drain at once, each job settled on its own.
-  await boss.work<RefundJob>(
-    QUEUES.refundSend,
-    { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
-    (jobs) => settleEach(jobs, (data) => sendRefund(ctx, data.refundId)),
-  );
-  await boss.work<CancelJob>(
-    QUEUES.chargeCancel,
-    { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
-    (jobs) => settleEach(jobs, (data) => acquirer.cancelCharge(data.txid)),
-  );
-  await boss.work(QUEUES.chargesExpire, WORK_POLLING, async () => {
-    const expired = await expireCharges(ctx, deps.orm.em.fork());
-    if (expired) log.info({ expired }, 'charges expired');
-  });
-  await boss.schedule(QUEUES.chargesExpire, EVERY_MINUTE);
-  await boss.work(QUEUES.refundReconcile, WORK_POLLING, async () => {
-    const summary = await reconcileRefunds(ctx, { olderThanSeconds: config.refundReconcileAfterSeconds });
-    if (summary.checked) log.info(summary, 'refunds reconciled');
-  });
-  await boss.schedule(QUEUES.refundReconcile, EVERY_MINUTE);
   if (config.apipix) {
     const windowMs = config.apipix.reconcileWindowSeconds * 1000;
     await boss.work(QUEUES.paymentsReconcile, WORK_POLLING, async () => {
@@ -86,17 +62,4 @@ async function settleBatch(deps: Deps, jobs: Job<PaymentNotification>[], settled
     log.warn({ err, payments: confirmed.length }, 'batch settlement failed, settling its payments one by one');
     for (const c of confirmed) await settle([c.payment]).catch((e: unknown) => fail(c.job, e));
   } // returning completes the jobs still active: all of them, or all but the failed ones
-}
-
-// Payments the acquirer received in [from, to) that this service never heard of are settled as if just notified.
-async function reconcilePayments(deps: Deps, from: Date, to: Date): Promise<number> {
-  const seen: PaymentNotification[] = [];
-  for await (const p of deps.acquirer.paymentsBetween(from, to)) seen.push(p);
-  if (seen.length === 0) return 0;
-  const ids = `{${seen.map((p) => p.endToEndId).join(',')}}`;
-  const known = await deps.orm.em.fork().execute<{ end_to_end_id: string }[]>(sql.KNOWN_PAYMENTS, [ids, ids]);
-  const knownIds = new Set(known.map((k) => k.end_to_end_id));
-  const missing = seen.filter((p) => !knownIds.has(p.endToEndId));
-  await acceptPayments(deps, missing);
-  return missing.length;
 }

@@ -2,12 +2,26 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { payCharges, type PayOutcome } from '../charges/charges.states.ts';
-import { recordUnmatched, unmatchedReason } from '../refunds/refunds.states.ts';
+import { recordUnmatched } from '../refunds/refunds.states.ts';
+import type { UnmatchedReason } from '../refunds/unmatched-payment.entity.ts';
+import { coverAfterCredit } from '../infractions/infractions.holds.ts';
+
+// What settlement makes of each outcome of a payment: a payment that paid nothing is kept as unmatched, for this
+// reason, and returned to its payer; the rest are logged as they are.
+const UNMATCHED: Record<PayOutcome, UnmatchedReason | null> = {
+  paid: null,
+  duplicate: null, // a redelivery of a payment that already paid its charge
+  unknown: 'UNKNOWN_CHARGE',
+  late: 'EXPIRED',
+  already_paid: 'ALREADY_PAID',
+  mismatch: 'AMOUNT_MISMATCH',
+};
 
 /**
- * Settles confirmed payments in one transaction: the charges they pay (charges.states.ts pay), and every payment that
- * paid nothing recorded as unmatched, held on suspense and sent back to its payer (src/refunds/refunds.states.ts). Every centavo
- * that reached the platform's account is either credited to a merchant or returned.
+ * Settles confirmed payments in one transaction, down the modules: the charges they pay (src/charges pay, with its
+ * ledger split and charge.paid), every payment that paid nothing recorded as unmatched, held on suspense and sent back
+ * to its payer (src/refunds), and the credits of merchants who owe MED infractions blocked right after (src/infractions).
+ * Every centavo that reached the platform's account is either credited to a merchant or returned.
  */
 export async function settlePayments(
   deps: Pick<Services, 'boss' | 'logger'>,
@@ -15,9 +29,10 @@ export async function settlePayments(
   batch: PaymentNotification[],
 ): Promise<PayOutcome[]> {
   const outcomes = await em.transactional(async (tx) => {
-    const outcomes = await payCharges(deps, tx, batch);
+    const { outcomes, credited } = await payCharges(deps, tx, batch);
+    await coverAfterCredit(deps, tx, credited);
     for (const [i, n] of batch.entries()) {
-      const reason = unmatchedReason(outcomes[i]);
+      const reason = UNMATCHED[outcomes[i]];
       if (reason) await recordUnmatched(deps, tx, n, reason);
     }
     return outcomes;

@@ -1,6 +1,7 @@
 import { OpsError, type Command } from '../platform/ops.ts';
 import { UNMATCHED_STATUSES } from './unmatched-payment.entity.ts';
-import * as sql from '../charges/charges.sql.ts';
+import { refundView } from '../charges/charges.view.ts';
+import * as sql from './refunds.sql.ts';
 
 function limitOf(raw: unknown): number {
   if (raw === undefined) return 100;
@@ -69,7 +70,7 @@ export const refundCommands: Command[] = [
       return {
         count: rows.length,
         refunds: rows.map((r) => ({
-          ...sql.refundView(r),
+          ...refundView(r),
           chargeId: r.charge_id,
           txid: r.txid,
           merchantId: r.merchant_id,

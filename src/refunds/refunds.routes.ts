@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Services } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { requestRefund } from './refunds.states.ts';
+import { requestRefund } from './refunds.service.ts';
 
 // /v1/charges/:id/refund (contract Refunds), mounted beside the charge routes.
 export function refundRoutes(deps: Pick<Services, 'boss'>): Router {

@@ -1,4 +1,4 @@
-// Every statement on the events, webhooks and webhook_deliveries tables, with the rows they return and their views.
+// Every statement on the events, webhooks and webhook_deliveries tables, with the rows they return.
 // Numbered parameters ($1): these run on plain node-postgres connections (the daemon's pool, a pg-boss `db`).
 // Statements run through MikroORM (em.execute) use `?` and say so.
 
@@ -121,19 +121,3 @@ export const COUNT_TO_RESEAL = 'select count(*)::int as n from webhooks where no
 export const SECRETS_BY_KEY = `select case when starts_with(secret, 'v1:') then split_part(secret, ':', 2)
     else 'plaintext' end as kid, count(*)::int as n
   from webhooks group by 1 order by 1`;
-
-const iso = (d: Date | string) => new Date(d).toISOString();
-
-// A delivery log as the API lists it (spec 2.6).
-export const logView = (r: LogRow) => ({
-  id: r.id,
-  deliveryId: r.delivery_id,
-  event: r.event_type,
-  url: r.url,
-  payload: r.payload,
-  statusCode: r.status_code,
-  response: r.response,
-  attempts: r.attempts,
-  success: r.success,
-  createdAt: iso(r.created_at),
-});

@@ -6,6 +6,7 @@ import type { EventType } from '../webhooks/catalog.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { Withdrawal, type IWithdrawal, type WithdrawalStatus } from './withdrawal.entity.ts';
 import * as sql from './withdrawals.sql.ts';
+import { rowView } from './withdrawals.view.ts';
 
 type Deps = Services & { acquirer: Acquirer };
 
@@ -44,7 +45,7 @@ async function transition(em: EntityManager, statement: string, params: unknown[
 
 // The event's data is the withdrawal as the API shows it, after the change.
 const emit = (em: EntityManager, deps: StateDeps, w: sql.WithdrawalRow, type: EventType) =>
-  recordEvent(em, deps.boss, w.merchant_id, type, sql.rowView(w));
+  recordEvent(em, deps.boss, w.merchant_id, type, rowView(w));
 
 // Money back to the merchant (a failed or returned transfer): the mirror of the withdrawal's debit, posted once.
 const creditBack = (em: EntityManager, w: sql.WithdrawalRow, kind: 'withdrawal.reversal' | 'withdrawal.return') =>
