@@ -1,17 +1,14 @@
 import { Router } from 'express';
 import { matchedData } from 'express-validator';
-import type { Services } from '../platform/services.ts';
-import type { Acquirer } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { validate } from '../platform/validation.ts';
 import { createChargeRules, listChargesRules } from './charges.validation.ts';
 import { chargeLocation, createCharge, getCharge, listCharges, type CreateChargeInput } from './charges.service.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 
-type Deps = Services & { acquirer: Acquirer };
-
 // /v1/charges (spec 4.6, 4.7; contract Charges).
-export function chargeRoutes(deps: Deps): Router {
+export function chargeRoutes(deps: AcquirerDeps): Router {
   const router = Router();
 
   router.post('/', ...validate(createChargeRules), async (req, res) => {

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Services } from '../platform/services.ts';
-import type { Acquirer } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import type { MerchantSnapshot } from '../auth/principal.ts';
 import { ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
-import { QUEUES } from '../platform/queue.ts';
+import { enqueue, QUEUES } from '../platform/queue.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import { Charge, type ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
@@ -19,9 +18,6 @@ import {
   refundView,
   type ChargeFields,
 } from './charges.view.ts';
-import type { CancelJob } from './charges.states.ts';
-
-type Deps = Services & { acquirer: Acquirer };
 
 export type CustomerInput = { name: string; document: string; email?: string; phone?: string };
 export type CreateChargeInput = {
@@ -117,7 +113,7 @@ function txidFor(id: string, merchantId: string, idempotencyKey: string | undefi
  * written (a retry with the same x-idempotency-key may then succeed).
  */
 export async function createCharge(
-  deps: Pick<Deps, 'acquirer' | 'config' | 'boss'>,
+  deps: Pick<AcquirerDeps, 'acquirer' | 'config' | 'boss'>,
   em: EntityManager,
   merchant: MerchantSnapshot,
   input: CreateChargeInput,
@@ -168,7 +164,7 @@ export async function createCharge(
         );
         if (!inserted) {
           // a prerequisite went away meanwhile: the charge the acquirer registered must not stay payable
-          await deps.boss.send(QUEUES.chargeCancel, { txid } satisfies CancelJob);
+          await enqueue(deps.boss, null, QUEUES.chargeCancel, { txid });
           throw await missingPrerequisites(em, merchantId);
         }
         return chargeView(charge, inserted.customer, { image: true, tracking: true });

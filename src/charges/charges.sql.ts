@@ -1,12 +1,11 @@
 // Every statement of the charges module (run through MikroORM: `?` parameters) and the rows they return: the charges and
 // customers tables, and the latest refund a charge shows (the refunds table, read for the charge's view).
 import type { PageSpec } from '../platform/counters.ts';
+import { statuses, type Transition } from '../platform/sql.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 
-// The guards take the statuses a transition may start from (`from`, the table of charges.states.ts): constants, never
-// input.
-type From = readonly ChargeStatus[];
-const statuses = (from: From) => from.map((s) => `'${s}'`).join(', ');
+// A transition's statement takes its row of CHARGE_TRANSITIONS (charges.states.ts): `from` guards it, `to` is set.
+type T = Transition<ChargeStatus>;
 
 // A charges row read with plain SQL (snake_case, timestamps as strings), joined with its customer's columns.
 export type ChargeRow = {
@@ -81,17 +80,17 @@ export const CHARGE_PAGE: PageSpec = {
  * when PENDING or when the expiry sweep canceled it after the payment's time.
  */
 export const PAY = (
-  from: From,
+  t: T,
 ) => `with n as (select * from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as n(txid, end_to_end_id,
     amount, paid_at)),
   locked as materialized (select c.id from charges c where c.txid in (select txid from n) order by c.txid for update of
   c),
   paid as (
-    update charges c set status = 'PAID', paid_at = n.paid_at, end_to_end_id = n.end_to_end_id, canceled_at = null,
+    update charges c set status = ${statuses([t.to])}, paid_at = n.paid_at, end_to_end_id = n.end_to_end_id, canceled_at = null,
     updated_at = now()
       from n join locked on true
      where locked.id = c.id and c.txid = n.txid and c.amount = n.amount and c.expires_at >= n.paid_at
-       and c.status in (${statuses(from)}) and (c.status = 'PENDING' or c.canceled_at >= n.paid_at)
+       and c.status in (${statuses(t.from)}) and (c.status = 'PENDING' or c.canceled_at >= n.paid_at)
     returning c.*)
   select paid.*, cu.name as customer_name, cu.document as customer_document from paid left join customers cu on cu.id =
   paid.customer_id`;
@@ -108,25 +107,23 @@ export type ChargeForPayment = {
 };
 
 // expire, one charge (a payment dated after its expiry arrived before the sweep).
-export const EXPIRE_ONE = (
-  from: From,
-) => `update charges set status = 'CANCELED', canceled_at = expires_at, updated_at = now()
-  where txid = ? and status in (${statuses(from)})`;
+export const EXPIRE_ONE = (t: T) => `update charges set status = ${statuses([t.to])}, canceled_at = expires_at,
+  updated_at = now()
+  where txid = ? and status in (${statuses(t.from)})`;
 
 // expire, the sweep: charges a settlement holds locked are skipped (SKIP LOCKED), so it never waits on, nor deadlocks
 // with, a batch of payments; what it skips is decided by that settlement or by the next sweep.
-export const EXPIRE_DUE = (
-  from: From,
-) => `update charges set status = 'CANCELED', canceled_at = expires_at, updated_at = now()
-  where id in (select id from charges where status in (${statuses(from)}) and expires_at <= now() for update skip
+export const EXPIRE_DUE = (t: T) => `update charges set status = ${statuses([t.to])}, canceled_at = expires_at,
+  updated_at = now()
+  where id in (select id from charges where status in (${statuses(t.from)}) and expires_at <= now() for update skip
   locked)
-    and status in (${statuses(from)})
+    and status in (${statuses(t.from)})
   returning id, txid`;
 
 // refund (completion): the charge, if still PAID (parameter: id), with its payer.
-export const REFUND = (from: From) => `with r as (
-    update charges set status = 'REFUNDED', refunded_at = now(), updated_at = now()
-     where id = ? and status in (${statuses(from)})
+export const REFUND = (t: T) => `with r as (
+    update charges set status = ${statuses([t.to])}, refunded_at = now(), updated_at = now()
+     where id = ? and status in (${statuses(t.from)})
     returning *)
   select r.*, cu.name as customer_name, cu.document as customer_document
   from r left join customers cu on cu.id = r.customer_id`;

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
 import { pgArray } from '../platform/sql.ts';
-import { jobsIn, QUEUES } from '../platform/queue.ts';
+import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { accounts, postMany } from '../ledger/ledger.service.ts';
 import { recordEvents } from '../webhooks/events.ts';
 import type { ChargeStatus } from './charge.entity.ts';
@@ -25,10 +25,10 @@ export const CHARGE_TRANSITIONS = {
 } as const satisfies Record<string, { from: readonly ChargeStatus[]; to: ChargeStatus; event: string | null }>;
 
 const T = CHARGE_TRANSITIONS;
-const PAY = sql.PAY(T.pay.from);
-const EXPIRE_ONE = sql.EXPIRE_ONE(T.expire.from);
-const EXPIRE_DUE = sql.EXPIRE_DUE(T.expire.from);
-const REFUND = sql.REFUND(T.refund.from);
+const PAY = sql.PAY(T.pay);
+const EXPIRE_ONE = sql.EXPIRE_ONE(T.expire);
+const EXPIRE_DUE = sql.EXPIRE_DUE(T.expire);
+const REFUND = sql.REFUND(T.refund);
 
 // What a payment did: paid its charge, was a redelivery of one that did, or paid nothing (and why).
 export type PayOutcome = 'paid' | 'duplicate' | 'late' | 'already_paid' | 'unknown' | 'mismatch';
@@ -110,18 +110,16 @@ async function whyNotPaid(tx: EntityManager, n: PaymentNotification): Promise<Pa
  * expire: PENDING charges past createdAt + expiresIn become CANCELED (the sweep, every minute). With a real acquirer each
  * one's cob is removed there too (a job per charge, committed with the sweep).
  */
-export async function expireCharges(deps: Pick<Services, 'boss'> & { acquirer: Acquirer }, em: EntityManager) {
+export async function expireCharges(deps: Pick<AcquirerDeps, 'boss' | 'acquirer'>, em: EntityManager) {
   return em.transactional(async (tx) => {
     const rows = await tx.execute<{ id: string; txid: string }[]>(EXPIRE_DUE);
     if (rows.length && deps.acquirer.name !== 'sandbox') {
-      const jobs = rows.map((r) => ({ data: { txid: r.txid } satisfies CancelJob, singletonKey: r.txid }));
-      await deps.boss.insert(QUEUES.chargeCancel, jobs, { db: jobsIn(tx) });
+      const jobs = rows.map((r) => ({ data: { txid: r.txid }, singletonKey: r.txid }));
+      await enqueueMany(deps.boss, tx, QUEUES.chargeCancel, jobs);
     }
     return rows.length;
   });
 }
-
-export type CancelJob = { txid: string };
 
 // refund, in the caller's transaction: the charge REFUNDED and its charge.refunded event; null when it was not PAID.
 export async function markRefunded(deps: Pick<Services, 'boss'>, tx: EntityManager, chargeId: string) {

@@ -1,19 +1,17 @@
-import type { Services } from '../platform/services.ts';
-import type { Acquirer } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING, settleEach } from '../platform/queue.ts';
-import { expireCharges, type CancelJob } from './charges.states.ts';
-
-type Deps = Services & { acquirer: Acquirer };
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
+import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
+import { expireCharges } from './charges.states.ts';
 
 const BATCH = 10;
 const EVERY_MINUTE = '* * * * *';
 
 // The worker's charge duties: expire charges past their validity, and remove their cob at the acquirer.
-export async function registerCharges(deps: Deps): Promise<void> {
+export async function registerCharges(deps: AcquirerDeps): Promise<void> {
   const { boss, acquirer } = deps;
   const log = deps.logger.child({ module: 'charges' });
   const ctx = { ...deps, logger: log };
-  await boss.work<CancelJob>(
+  await work(
+    boss,
     QUEUES.chargeCancel,
     { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
     (jobs) => settleEach(jobs, (data) => acquirer.cancelCharge(data.txid)),

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
-import { jobsIn, QUEUES } from '../platform/queue.ts';
+import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, InsufficientFundsError } from '../ledger/ledger.service.ts';
 import * as sql from './infractions.sql.ts';
 
@@ -35,5 +35,5 @@ export async function coverAfterCredit(
   if (merchantIds.length === 0) return;
   const ids = `{${[...new Set(merchantIds)].join(',')}}`;
   for (const { merchant_id } of await tx.execute<{ merchant_id: string }[]>(sql.MERCHANTS_OWING, [ids]))
-    await deps.boss.send(QUEUES.infractionsCover, { merchantId: merchant_id }, { db: jobsIn(tx) });
+    await enqueue(deps.boss, tx, QUEUES.infractionsCover, { merchantId: merchant_id });
 }

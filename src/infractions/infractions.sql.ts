@@ -1,5 +1,6 @@
 // Every statement of the infractions module (run through MikroORM: `?` parameters) and its row type: the infractions
 // table, the charge an infraction is opened on, and a refund in progress on it (the refunds table, read for one check).
+import { statuses, type Transition } from '../platform/sql.ts';
 import type { InfractionStatus } from './infraction.entity.ts';
 
 export type InfractionRow = {
@@ -34,14 +35,15 @@ export const FOR_MERCHANT = 'select * from infractions where id = ? and merchant
 // A merchant's available balance, its row locked until the commit (as the ledger's own postings lock it).
 export const LOCK_BALANCE = 'select balance from ledger_accounts where code = ? for no key update';
 
-// A guarded status change: no row when the infraction is no longer in one of `from` (a race lost, a repeat).
-export const TRANSITION = (from: readonly InfractionStatus[]) =>
-  `update infractions set status = ?, updated_at = now() where id = ? and status in (${from.map((s) => `'${s}'`).join(', ')})
+// A guarded status change (a row of INFRACTION_TRANSITIONS): no row when the infraction is no longer in one of `from`
+// (a race lost, a repeat).
+export const TRANSITION = (t: Transition<InfractionStatus>) =>
+  `update infractions set status = ${statuses([t.to])}, updated_at = now() where id = ? and status in (${statuses(t.from)})
    returning *`;
 
-export const DEFEND = (from: readonly InfractionStatus[]) =>
-  `update infractions set status = 'UNDER_REVIEW', defense = ?, updated_at = now()
-   where id = ? and merchant_id = ? and status in (${from.map((s) => `'${s}'`).join(', ')}) and deadline_at > now()
+export const DEFEND = (t: Transition<InfractionStatus>) =>
+  `update infractions set status = ${statuses([t.to])}, defense = ?, updated_at = now()
+   where id = ? and merchant_id = ? and status in (${statuses(t.from)}) and deadline_at > now()
    returning *`;
 
 // Open infractions still owed blocked money, oldest first, locked (cover step).

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
-import type { Acquirer, AcquirerInfraction } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps, AcquirerInfraction } from '../acquirer/acquirer.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { recordEvent, recordEvents } from '../webhooks/events.ts';
@@ -31,7 +31,8 @@ export const INFRACTION_TRANSITIONS = {
 
 export type Outcome = 'accept' | 'reject' | 'cancel';
 const T = INFRACTION_TRANSITIONS;
-const DEFEND = sql.DEFEND(T.defend.from);
+const DEFEND = sql.DEFEND(T.defend);
+const DECIDE = { accept: sql.TRANSITION(T.accept), reject: sql.TRANSITION(T.reject), cancel: sql.TRANSITION(T.cancel) };
 
 const NOT_FOUND = 'Infração não encontrada';
 export const NOT_PAID = 'Apenas cobranças pagas podem receber uma infração';
@@ -137,7 +138,7 @@ export async function coverAll(deps: Deps, em: EntityManager): Promise<number> {
  * acquirer that is down is a 503 and nothing changes), then UNDER_REVIEW with `infraction.updated`.
  */
 export async function defend(
-  deps: Deps & { acquirer: Acquirer },
+  deps: Deps & Pick<AcquirerDeps, 'acquirer'>,
   em: EntityManager,
   merchantId: string,
   id: string,
@@ -172,7 +173,7 @@ export async function decide(
 ): Promise<InfractionView | null> {
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   const row = await em.transactional(async (tx) => {
-    const [r] = await tx.execute<sql.InfractionRow[]>(sql.TRANSITION(T[outcome].from), [T[outcome].to, id]);
+    const [r] = await tx.execute<sql.InfractionRow[]>(DECIDE[outcome], [id]);
     if (!r) {
       if (!(await tx.execute(sql.BY_ID, [id])).length) throw new NotFoundError(NOT_FOUND);
       return null; // decided already

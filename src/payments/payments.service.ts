@@ -3,7 +3,7 @@ import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { sandboxEndToEndId } from '../acquirer/sandbox.ts';
 import { BusinessRuleError } from '../platform/errors.ts';
-import { QUEUES } from '../platform/queue.ts';
+import { enqueue, QUEUES } from '../platform/queue.ts';
 import { findCharge } from '../charges/charges.service.ts';
 
 // Every payment notification, from a real acquirer or the sandbox, enters here and is settled by the worker.
@@ -11,7 +11,8 @@ export async function acceptPayments(
   { boss }: Pick<Services, 'boss'>,
   notifications: PaymentNotification[],
 ): Promise<void> {
-  for (const n of notifications) await boss.send(QUEUES.acquirerNotification, n, { singletonKey: n.endToEndId });
+  for (const n of notifications)
+    await enqueue(boss, null, QUEUES.acquirerNotification, n, { singletonKey: n.endToEndId });
 }
 
 // Sandbox: the payer pays a PENDING charge; the same notification a real acquirer sends, through the same queue.

@@ -1,12 +1,10 @@
 import type { Job } from 'pg-boss';
-import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING } from '../platform/queue.ts';
+import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
+import { QUEUES, WORK_POLLING, work } from '../platform/queue.ts';
 import type { PayOutcome } from '../charges/charges.states.ts';
 import { settlePayments } from './settlement.ts';
 import { reconcilePayments } from './reconciliation.ts';
 
-type Deps = Services & { acquirer: Acquirer };
 // Told of each settled batch's outcomes after its commit (the settlement lag metric).
 type Settled = (batch: PaymentNotification[], outcomes: PayOutcome[]) => void;
 
@@ -14,11 +12,12 @@ const SETTLE_BATCH = 50;
 const EVERY_MINUTE = '* * * * *';
 
 // The worker's payment duties: settle notified payments; with a PSP, settle the payments it never notified.
-export async function registerPayments(deps: Deps, settled: Settled = () => {}): Promise<void> {
+export async function registerPayments(deps: AcquirerDeps, settled: Settled = () => {}): Promise<void> {
   const { boss, config } = deps;
   const log = deps.logger.child({ module: 'payments' });
   const ctx = { ...deps, logger: log };
-  await boss.work<PaymentNotification>(
+  await work(
+    boss,
     QUEUES.acquirerNotification,
     { ...WORK_POLLING, batchSize: SETTLE_BATCH, burstWhenBatchFull: true },
     (jobs) => settleBatch(ctx, jobs, settled),
@@ -39,7 +38,7 @@ export async function registerPayments(deps: Deps, settled: Settled = () => {}):
  * one it could not be asked about is retried. Should the batch fail, its payments settle one by one, so one bad
  * notification never holds the others back; settlement is idempotent, a retry never pays twice.
  */
-async function settleBatch(deps: Deps, jobs: Job<PaymentNotification>[], settled: Settled): Promise<void> {
+async function settleBatch(deps: AcquirerDeps, jobs: Job<PaymentNotification>[], settled: Settled): Promise<void> {
   const { boss, logger: log } = deps;
   // failed as the attempts this worker holds (id + retryCount): a claim that lapsed to another worker is left alone
   const fail = (job: Job<PaymentNotification>, reason: unknown) =>

@@ -1,11 +1,10 @@
-import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
 import { acceptPayments } from './payments.service.ts';
 import * as sql from './payments.sql.ts';
 
 // Payments the acquirer received in [from, to) that this service never heard of are settled as if just notified.
 export async function reconcilePayments(
-  deps: Pick<Services, 'orm' | 'boss'> & { acquirer: Acquirer },
+  deps: Pick<AcquirerDeps, 'orm' | 'boss' | 'acquirer'>,
   from: Date,
   to: Date,
 ): Promise<number> {

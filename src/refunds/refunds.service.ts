@@ -3,11 +3,10 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Services } from '../platform/services.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
-import { QUEUES, sendInTx } from '../platform/queue.ts';
+import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, InsufficientFundsError, post } from '../ledger/ledger.service.ts';
 import { chargeRowView, refundView } from '../charges/charges.view.ts';
 import { guardOwed, hasOpenInfraction } from '../infractions/infractions.holds.ts';
-import type { RefundJob } from './refunds.states.ts';
 import * as sql from './refunds.sql.ts';
 
 const REFUND_IN_PROGRESS = 'Já existe um estorno em andamento para esta cobrança';
@@ -34,7 +33,7 @@ export async function requestRefund(deps: Pick<Services, 'boss'>, em: EntityMana
         c.end_to_end_id,
         c.amount,
       ]);
-      await sendInTx(tx, deps.boss, QUEUES.refundSend, { refundId: refund.id } satisfies RefundJob);
+      await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
       // the ledger last (its rows stay locked only until the commit); refused funds roll everything above back
       await post(tx, 'refund.hold', refund.id, [
         { account: accounts.available(merchantId), amount: -(c.amount - c.fee), merchantId },

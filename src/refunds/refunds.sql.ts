@@ -1,5 +1,6 @@
 // Every statement of the refunds module (run through MikroORM: `?` parameters) and the rows they return: the refunds
 // and unmatched_payments tables, and the charge a refund reads (locked, and its split).
+import { statuses, type Transition } from '../platform/sql.ts';
 import type { MerchantChargeRow } from '../charges/charges.sql.ts';
 
 export type RefundRow = {
@@ -22,13 +23,12 @@ export const INSERT_REFUND = `insert into refunds (id, created_at, updated_at, m
   values (?, now(), now(), ?, ?, ?, ?, ?, 'PROCESSING') returning *`;
 
 // A refund's outcome, once (guarded by `from`, the table of refunds.states.ts). Parameters: reason (FAIL only), id.
-type RefundFrom = readonly RefundRow['status'][];
-export const COMPLETE_REFUND = (from: RefundFrom) => `update refunds set status = 'COMPLETED', completed_at = now(),
-  updated_at = now() where id = ? and status in (${from.map((s) => `'${s}'`).join(', ')}) returning *`;
-export const FAIL_REFUND = (
-  from: RefundFrom,
-) => `update refunds set status = 'FAILED', failed_at = now(), failure_reason = ?,
-  updated_at = now() where id = ? and status in (${from.map((s) => `'${s}'`).join(', ')}) returning *`;
+type RefundT = Transition<RefundRow['status']>;
+export const COMPLETE_REFUND = (t: RefundT) => `update refunds set status = ${statuses([t.to])}, completed_at = now(),
+  updated_at = now() where id = ? and status in (${statuses(t.from)}) returning *`;
+export const FAIL_REFUND = (t: RefundT) => `update refunds set status = ${statuses([t.to])}, failed_at = now(),
+  failure_reason = ?,
+  updated_at = now() where id = ? and status in (${statuses(t.from)}) returning *`;
 // Still in progress: marks the time of the last word from the acquirer, so reconciliation waits again.
 export const TOUCH_REFUND = `update refunds set updated_at = now() where id = ? and status = 'PROCESSING'`;
 
@@ -57,9 +57,10 @@ export const INSERT_UNMATCHED = `insert into unmatched_payments (id, created_at,
   values (?, now(), now(), ?, ?, (select id from charges where txid = ?), ?, ?, ?, 'RETURNING')
   on conflict (end_to_end_id) do nothing returning *`;
 
-// An unmatched payment's return settled (parameters: the new status, id), guarded by `from`.
-export const SETTLE_UNMATCHED = (from: readonly UnmatchedRow['status'][]) => `update unmatched_payments set status = ?,
-  updated_at = now() where id = ? and status in (${from.map((s) => `'${s}'`).join(', ')}) returning *`;
+// An unmatched payment's return settled (parameter: id), guarded by `from`.
+export const SETTLE_UNMATCHED = (t: Transition<UnmatchedRow['status']>) => `update unmatched_payments
+  set status = ${statuses([t.to])},
+  updated_at = now() where id = ? and status in (${statuses(t.from)}) returning *`;
 
 // payments:unmatched (operators), newest first, with the state of their return.
 export const UNMATCHED_LIST = (where: string) => `select u.*, r.id as refund_id, r.status as refund_status,

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification, RefundResult } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps, PaymentNotification, RefundResult } from '../acquirer/acquirer.ts';
 import { newId } from '../platform/base.entity.ts';
-import { QUEUES, sendInTx } from '../platform/queue.ts';
+import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { markRefunded } from '../charges/charges.states.ts';
 import type { UnmatchedReason } from './unmatched-payment.entity.ts';
@@ -24,16 +24,14 @@ export const REFUND_TRANSITIONS = {
 export const UNMATCHED_TRANSITIONS = {
   returned: { from: ['RETURNING'], to: 'RETURNED' },
   returnFailed: { from: ['RETURNING'], to: 'RETURN_FAILED' },
-} as const;
+} as const satisfies Record<string, { from: readonly sql.UnmatchedRow['status'][]; to: sql.UnmatchedRow['status'] }>;
 
-const COMPLETE_REFUND = sql.COMPLETE_REFUND(REFUND_TRANSITIONS.complete.from);
-const FAIL_REFUND = sql.FAIL_REFUND(REFUND_TRANSITIONS.fail.from);
-const RETURNED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returned.from);
-const RETURN_FAILED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returnFailed.from);
+const COMPLETE_REFUND = sql.COMPLETE_REFUND(REFUND_TRANSITIONS.complete);
+const FAIL_REFUND = sql.FAIL_REFUND(REFUND_TRANSITIONS.fail);
+const RETURNED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returned);
+const RETURN_FAILED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returnFailed);
 
-export type RefundJob = { refundId: string };
-
-type Deps = Pick<Services, 'orm' | 'boss' | 'logger'> & { acquirer: Acquirer };
+type Deps = Pick<AcquirerDeps, 'orm' | 'boss' | 'logger' | 'acquirer'>;
 
 /**
  * In the settlement's transaction: a payment that paid nothing is recorded once (by endToEndId), held on
@@ -63,7 +61,7 @@ export async function recordUnmatched(
     u.end_to_end_id,
     u.amount,
   ]);
-  await sendInTx(tx, deps.boss, QUEUES.refundSend, { refundId: refund.id } satisfies RefundJob);
+  await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
   await post(tx, 'payment.unmatched', u.id, [
     { account: accounts.acquirerSettlement, amount: -u.amount },
     { account: accounts.unmatchedPayments, amount: u.amount },
@@ -90,7 +88,7 @@ export async function applyRefundResult(deps: Deps, refundId: string, result: Re
       const [r] = await tx.execute<sql.RefundRow[]>(COMPLETE_REFUND, [refundId]);
       if (!r) return null;
       if (r.charge_id) await markRefunded(deps, tx, r.charge_id);
-      else await tx.execute(RETURNED, [UNMATCHED_TRANSITIONS.returned.to, r.unmatched_payment_id]);
+      else await tx.execute(RETURNED, [r.unmatched_payment_id]);
       const from = r.charge_id ? accounts.refundsInProgress : accounts.unmatchedPayments;
       await post(tx, r.charge_id ? 'refund.complete' : 'unmatched.return', r.id, [
         { account: from, amount: -r.amount },
@@ -110,7 +108,7 @@ export async function applyRefundResult(deps: Deps, refundId: string, result: Re
         { account: accounts.platformFees, amount: c.fee },
       ]);
     } else {
-      await tx.execute(RETURN_FAILED, [UNMATCHED_TRANSITIONS.returnFailed.to, r.unmatched_payment_id]);
+      await tx.execute(RETURN_FAILED, [r.unmatched_payment_id]);
     }
     return r;
   });

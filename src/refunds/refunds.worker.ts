@@ -1,20 +1,18 @@
-import type { Services } from '../platform/services.ts';
-import type { Acquirer } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING, settleEach } from '../platform/queue.ts';
-import { reconcileRefunds, sendRefund, type RefundJob } from './refunds.states.ts';
-
-type Deps = Services & { acquirer: Acquirer };
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
+import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
+import { reconcileRefunds, sendRefund } from './refunds.states.ts';
 
 const BATCH = 10;
 const EVERY_MINUTE = '* * * * *';
 
 // The worker's refund duties: send devoluções to the acquirer, and ask it about those still in progress.
-export async function registerRefunds(deps: Deps): Promise<void> {
+export async function registerRefunds(deps: AcquirerDeps): Promise<void> {
   const { boss, config } = deps;
   const log = deps.logger.child({ module: 'refunds' });
   const ctx = { ...deps, logger: log };
   // Batches + burst: devoluções queued while the worker was down drain at once, each job settled on its own.
-  await boss.work<RefundJob>(
+  await work(
+    boss,
     QUEUES.refundSend,
     { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
     (jobs) => settleEach(jobs, (data) => sendRefund(ctx, data.refundId)),

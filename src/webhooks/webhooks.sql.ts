@@ -2,10 +2,6 @@
 // Numbered parameters ($1): these run on plain node-postgres connections (the daemon's pool, a pg-boss `db`).
 // Statements run through MikroORM (em.execute) use `?` and say so.
 
-// One attempt of one delivery. `attempt` is the attempts count the row must still have (a stale or duplicated job
-// finds it moved on and does nothing); `step` is the position in the retry schedule of this run (a replay restarts it).
-export type DeliverJob = { id: string; attempt: number; step: number };
-
 export type EventRow = { id: string; merchant_id: string; type: string; data: unknown; created_at: Date };
 export type SubscriberRow = { id: string; merchant_id: string; url: string; events: string[] };
 export type DeliveryRow = {

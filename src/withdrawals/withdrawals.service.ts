@@ -3,7 +3,7 @@ import type { Services } from '../platform/services.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
-import { QUEUES, sendInTx } from '../platform/queue.ts';
+import { enqueue, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { guardOwed } from '../infractions/infractions.holds.ts';
@@ -13,7 +13,6 @@ import { WITHDRAWAL_PAGE, type WithdrawalRow } from './withdrawals.sql.ts';
 import { creationView, rowView, withdrawalView } from './withdrawals.view.ts';
 
 export type WithdrawalInput = { amount: number; pixKey: string; pixKeyType: PixKeyType; description: string | null };
-export type SendJob = { withdrawalId: string };
 
 /**
  * POST /v1/merchants/me/withdrawals, one transaction: the withdrawal row, its send job and the ledger debit
@@ -39,7 +38,7 @@ export async function createWithdrawal(
           idempotencyKey,
           requestHash,
         });
-        await sendInTx(tx, boss, QUEUES.withdrawalSend, { withdrawalId: w.id } satisfies SendJob); // flushes the row
+        await enqueue(boss, tx, QUEUES.withdrawalSend, { withdrawalId: w.id }); // flushes the row
         // The debit goes last: it locks the ledger rows every payment and withdrawal touch, so hold them the shortest
         // time.
         await post(tx, 'withdrawal', w.id, [

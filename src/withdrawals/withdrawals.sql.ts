@@ -1,22 +1,24 @@
 // Every statement on the withdrawals table (run through MikroORM: `?` parameters), with its rows.
 import type { PageSpec } from '../platform/counters.ts';
+import { statuses, type Transition } from '../platform/sql.ts';
 import type { IWithdrawal, WithdrawalStatus } from './withdrawal.entity.ts';
 
-// The guards take the statuses a transition may start from (`from`, the table of withdrawals.states.ts).
-type From = readonly WithdrawalStatus[];
-const statuses = (from: From) => from.map((s) => `'${s}'`).join(', ');
+// A transition's statement takes its row of WITHDRAWAL_TRANSITIONS (withdrawals.states.ts): `from` guards it, `to` is
+// set (accept and return keep the status: they set only what they record).
+type T = Transition<WithdrawalStatus>;
 
 // Each transition returns the row after the change (only when this call made it, so it happens once).
-export const ACCEPT = (from: From) => `update withdrawals set batch_id = ?, updated_at = now()
-  where id = ? and status in (${statuses(from)}) and batch_id is null returning *`;
-export const COMPLETE = (
-  from: From,
-) => `update withdrawals set status = 'COMPLETED', completed_at = now(), updated_at = now(),
-  batch_id = coalesce(?, batch_id) where id = ? and status in (${statuses(from)}) returning *`;
-export const FAIL = (from: From) => `update withdrawals set status = 'FAILED', failed_at = now(), updated_at = now(),
-  failure_reason = ?, batch_id = coalesce(?, batch_id) where id = ? and status in (${statuses(from)}) returning *`;
-export const RETURN = (from: From) => `update withdrawals set returned_at = now(), updated_at = now()
-  where id = ? and status in (${statuses(from)}) and returned_at is null returning *`;
+export const ACCEPT = (t: T) => `update withdrawals set batch_id = ?, updated_at = now()
+  where id = ? and status in (${statuses(t.from)}) and batch_id is null returning *`;
+export const COMPLETE = (t: T) => `update withdrawals set status = ${statuses([t.to])}, completed_at = now(),
+  updated_at = now(),
+  batch_id = coalesce(?, batch_id) where id = ? and status in (${statuses(t.from)}) returning *`;
+export const FAIL = (
+  t: T,
+) => `update withdrawals set status = ${statuses([t.to])}, failed_at = now(), updated_at = now(),
+  failure_reason = ?, batch_id = coalesce(?, batch_id) where id = ? and status in (${statuses(t.from)}) returning *`;
+export const RETURN = (t: T) => `update withdrawals set returned_at = now(), updated_at = now()
+  where id = ? and status in (${statuses(t.from)}) and returned_at is null returning *`;
 
 // The withdrawals listing (countedPage).
 export const WITHDRAWAL_PAGE: PageSpec = {
