@@ -1,6 +1,11 @@
 import type { Logger } from '../platform/logger.ts';
 import { scrapeGauges, type Registry, type ScrapeQuery } from '../platform/metrics.ts';
 
+const BY_STATUS = `
+  select status, sum(count) as n
+    from charge_counts
+   group by status`;
+
 // Charges per status, from the append-only counters (charge_counts: about one row per merchant and status after the
 // minute's fold), never a count over charges.
 export function chargeMetrics(registry: Registry, query: ScrapeQuery, logger: Logger): void {
@@ -9,9 +14,10 @@ export function chargeMetrics(registry: Registry, query: ScrapeQuery, logger: Lo
     'charges',
     { byStatus: { name: 'pix_charges', help: 'Charges per status (all time)', labelNames: ['status'] } },
     async () => ({
-      byStatus: (
-        await query<{ status: string; n: string }>('select status, sum(count) as n from charge_counts group by status')
-      ).map((r) => ({ labels: { status: r.status }, value: Number(r.n) })),
+      byStatus: (await query<{ status: string; n: string }>(BY_STATUS)).map((r) => ({
+        labels: { status: r.status },
+        value: Number(r.n),
+      })),
     }),
     logger,
   );

@@ -1,5 +1,5 @@
-// Every statement of the charges module (run through MikroORM: `?` parameters) and the rows they return: the charges and
-// customers tables, and the latest refund a charge shows (the refunds table, read for the charge's view).
+// Every statement of the charges module (run through MikroORM: `?` parameters) and the rows they return: the charges
+// and customers tables, and the latest refund a charge shows (the refunds table, read for the charge's view).
 import type { PageSpec } from '../platform/counters.ts';
 import { statuses, type Transition } from '../platform/sql.ts';
 import type { ChargeStatus } from './charge.entity.ts';
@@ -31,35 +31,50 @@ export type ChargeRow = {
 export type MerchantChargeRow = ChargeRow & { merchant_id: string };
 
 const CHARGE_COLUMNS = `id, created_at, updated_at, merchant_id, txid, amount, fee, description, status, expires_in,
-    expires_at,
-  customer_id, tracking, location, qr_code, idempotency_key, request_hash`;
+  expires_at, customer_id, tracking, location, qr_code, idempotency_key, request_hash`;
 
 // The prerequisites, checked inside the insert itself: no charge can slip in after KYC, the acquirer account or the
 // last PIX key went away, whatever the timing. Parameters: merchant id twice.
-const ONBOARDED = `exists (select 1 from merchants m where m.id = ? and m.kyc_status = 'APPROVED' and
-    m.acquirer_account_id is not null)
-  and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')`;
+const ONBOARDED = `exists (
+         select 1
+           from merchants m
+          where m.id = ? and m.kyc_status = 'APPROVED' and m.acquirer_account_id is not null)
+     and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')`;
 
 // A new charge without a payer, guarded by the prerequisites. Parameters: the 16 values of CHARGE_COLUMNS but the
 // customer, then the guard's.
-export const INSERT_CHARGE = `insert into charges (${CHARGE_COLUMNS})
-  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ? where ${ONBOARDED} returning id`;
+export const INSERT_CHARGE = `
+  insert into charges (${CHARGE_COLUMNS})
+  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?, ?, ?
+   where ${ONBOARDED}
+  returning id`;
 
 // A new charge with its payer, upserted per (merchant, document), in one statement guarded by the prerequisites.
-export const INSERT_CHARGE_WITH_CUSTOMER = `with c as (
+export const INSERT_CHARGE_WITH_CUSTOMER = `
+  with c as (
     insert into customers (id, created_at, updated_at, merchant_id, name, document, email, phone)
-    select ?, now(), now(), ?, ?, ?, ?, ? where ${ONBOARDED}
-    on conflict (merchant_id, document) do update set name = excluded.name, email = coalesce(excluded.email,
-    customers.email),
-      phone = coalesce(excluded.phone, customers.phone), updated_at = now()
-    returning id, name, document)
-  , ins as (insert into charges (${CHARGE_COLUMNS}) select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ? from c)
-  select id, name, document from c`;
+    select ?, now(), now(), ?, ?, ?, ?, ?
+     where ${ONBOARDED}
+        on conflict (merchant_id, document) do update set name = excluded.name,
+                                                         email = coalesce(excluded.email, customers.email),
+                                                         phone = coalesce(excluded.phone, customers.phone),
+                                                         updated_at = now()
+    returning id, name, document
+  ),
+  ins as (
+    insert into charges (${CHARGE_COLUMNS})
+    select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ?
+      from c
+  )
+  select id, name, document
+    from c`;
 
 // Which prerequisite is missing (only asked after the guarded insert refused).
-export const PREREQUISITES = `select kyc_status, acquirer_account_id,
-    exists (select 1 from pix_keys k where k.merchant_id = m.id and k.status = 'ACTIVE') as has_pix_key
-  from merchants m where m.id = ?`;
+export const PREREQUISITES = `
+  select kyc_status, acquirer_account_id,
+         exists (select 1 from pix_keys k where k.merchant_id = m.id and k.status = 'ACTIVE') as has_pix_key
+    from merchants m
+   where m.id = ?`;
 
 // The charges listing (countedPage): the charge and its payer.
 export const CHARGE_PAGE: PageSpec = {
@@ -67,9 +82,8 @@ export const CHARGE_PAGE: PageSpec = {
   alias: 'ch',
   counter: { table: 'charge_counts', keys: 'merchant_id, status' },
   columns: `ch.id, ch.txid, ch.qr_code, ch.amount, ch.fee, ch.status, ch.description, ch.expires_in, ch.created_at,
-      ch.expires_at,
-    ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at, cu.id as customer_id, cu.name as customer_name,
-    cu.document as customer_document`,
+         ch.expires_at, ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at,
+         cu.id as customer_id, cu.name as customer_name, cu.document as customer_document`,
   joins: 'left join customers cu on cu.id = ch.customer_id',
 };
 
@@ -79,25 +93,37 @@ export const CHARGE_PAGE: PageSpec = {
  * charges never wait on each other crosswise. A charge is paid by a payment of its amount dated within its validity,
  * when PENDING or when the expiry sweep canceled it after the payment's time.
  */
-export const PAY = (
-  t: T,
-) => `with n as (select * from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as n(txid, end_to_end_id,
-    amount, paid_at)),
-  locked as materialized (select c.id from charges c where c.txid in (select txid from n) order by c.txid for update of
-  c),
+export const PAY = (t: T) => `
+  with n as (
+    select *
+      from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as n(txid, end_to_end_id, amount, paid_at)
+  ),
+  locked as materialized (
+    select c.id
+      from charges c
+     where c.txid in (select txid from n)
+     order by c.txid
+       for update of c
+  ),
   paid as (
-    update charges c set status = ${statuses([t.to])}, paid_at = n.paid_at, end_to_end_id = n.end_to_end_id, canceled_at = null,
-    updated_at = now()
-      from n join locked on true
+    update charges c set status = ${statuses([t.to])}, paid_at = n.paid_at, end_to_end_id = n.end_to_end_id,
+                         canceled_at = null, updated_at = now()
+      from n
+      join locked on true
      where locked.id = c.id and c.txid = n.txid and c.amount = n.amount and c.expires_at >= n.paid_at
        and c.status in (${statuses(t.from)}) and (c.status = 'PENDING' or c.canceled_at >= n.paid_at)
-    returning c.*)
-  select paid.*, cu.name as customer_name, cu.document as customer_document from paid left join customers cu on cu.id =
-  paid.customer_id`;
+    returning c.*
+  )
+  select paid.*, cu.name as customer_name, cu.document as customer_document
+    from paid
+    left join customers cu on cu.id = paid.customer_id`;
 
 // Why a payment paid nothing: the charge of that txid, locked.
-export const CHARGE_FOR_PAYMENT =
-  'select status, amount, expires_at, canceled_at, end_to_end_id from charges where txid = ? for update';
+export const CHARGE_FOR_PAYMENT = `
+  select status, amount, expires_at, canceled_at, end_to_end_id
+    from charges
+   where txid = ?
+     for update`;
 export type ChargeForPayment = {
   status: ChargeStatus;
   amount: number;
@@ -107,26 +133,33 @@ export type ChargeForPayment = {
 };
 
 // expire, one charge (a payment dated after its expiry arrived before the sweep).
-export const EXPIRE_ONE = (t: T) => `update charges set status = ${statuses([t.to])}, canceled_at = expires_at,
-  updated_at = now()
-  where txid = ? and status in (${statuses(t.from)})`;
+export const EXPIRE_ONE = (t: T) => `
+  update charges set status = ${statuses([t.to])}, canceled_at = expires_at, updated_at = now()
+   where txid = ? and status in (${statuses(t.from)})`;
 
 // expire, the sweep: charges a settlement holds locked are skipped (SKIP LOCKED), so it never waits on, nor deadlocks
 // with, a batch of payments; what it skips is decided by that settlement or by the next sweep.
-export const EXPIRE_DUE = (t: T) => `update charges set status = ${statuses([t.to])}, canceled_at = expires_at,
-  updated_at = now()
-  where id in (select id from charges where status in (${statuses(t.from)}) and expires_at <= now() for update skip
-  locked)
-    and status in (${statuses(t.from)})
+export const EXPIRE_DUE = (t: T) => `
+  update charges set status = ${statuses([t.to])}, canceled_at = expires_at, updated_at = now()
+   where id in (
+           select id
+             from charges
+            where status in (${statuses(t.from)}) and expires_at <= now()
+              for update skip locked
+         )
+     and status in (${statuses(t.from)})
   returning id, txid`;
 
 // refund (completion): the charge, if still PAID (parameter: id), with its payer.
-export const REFUND = (t: T) => `with r as (
+export const REFUND = (t: T) => `
+  with r as (
     update charges set status = ${statuses([t.to])}, refunded_at = now(), updated_at = now()
      where id = ? and status in (${statuses(t.from)})
-    returning *)
+    returning *
+  )
   select r.*, cu.name as customer_name, cu.document as customer_document
-  from r left join customers cu on cu.id = r.customer_id`;
+    from r
+    left join customers cu on cu.id = r.customer_id`;
 
 // A refunds row as a charge's view reads it (the refunds module's rows are a superset).
 export type RefundViewRow = {
@@ -140,14 +173,24 @@ export type RefundViewRow = {
 };
 
 // The latest refund of a charge (its view).
-export const LATEST_REFUND = `select * from refunds where charge_id = ? order by created_at desc, id desc limit 1`;
+export const LATEST_REFUND = `
+  select *
+    from refunds
+   where charge_id = ?
+   order by created_at desc, id desc
+   limit 1`;
 
 // The payload location of a charge (GET /pix/qr/:txid): the charge, its merchant's name and first ACTIVE PIX key.
-export const LOCATION = `select c.txid, c.status, c.created_at, c.expires_in, c.amount, c.description, m.name as
-    merchant_name,
-    (select k.key from pix_keys k where k.merchant_id = c.merchant_id and k.status = 'ACTIVE' order by k.created_at
-    limit 1) as pix_key
-  from charges c join merchants m on m.id = c.merchant_id where c.txid = ?`;
+export const LOCATION = `
+  select c.txid, c.status, c.created_at, c.expires_in, c.amount, c.description, m.name as merchant_name,
+         (select k.key
+            from pix_keys k
+           where k.merchant_id = c.merchant_id and k.status = 'ACTIVE'
+           order by k.created_at
+           limit 1) as pix_key
+    from charges c
+    join merchants m on m.id = c.merchant_id
+   where c.txid = ?`;
 export type LocationRow = {
   txid: string;
   status: ChargeStatus;

@@ -8,17 +8,24 @@ import type { IWithdrawal, WithdrawalStatus } from './withdrawal.entity.ts';
 type T = Transition<WithdrawalStatus>;
 
 // Each transition returns the row after the change (only when this call made it, so it happens once).
-export const ACCEPT = (t: T) => `update withdrawals set batch_id = ?, updated_at = now()
-  where id = ? and status in (${statuses(t.from)}) and batch_id is null returning *`;
-export const COMPLETE = (t: T) => `update withdrawals set status = ${statuses([t.to])}, completed_at = now(),
-  updated_at = now(),
-  batch_id = coalesce(?, batch_id) where id = ? and status in (${statuses(t.from)}) returning *`;
-export const FAIL = (
-  t: T,
-) => `update withdrawals set status = ${statuses([t.to])}, failed_at = now(), updated_at = now(),
-  failure_reason = ?, batch_id = coalesce(?, batch_id) where id = ? and status in (${statuses(t.from)}) returning *`;
-export const RETURN = (t: T) => `update withdrawals set returned_at = now(), updated_at = now()
-  where id = ? and status in (${statuses(t.from)}) and returned_at is null returning *`;
+export const ACCEPT = (t: T) => `
+  update withdrawals set batch_id = ?, updated_at = now()
+   where id = ? and status in (${statuses(t.from)}) and batch_id is null
+  returning *`;
+export const COMPLETE = (t: T) => `
+  update withdrawals set status = ${statuses([t.to])}, completed_at = now(), updated_at = now(),
+                         batch_id = coalesce(?, batch_id)
+   where id = ? and status in (${statuses(t.from)})
+  returning *`;
+export const FAIL = (t: T) => `
+  update withdrawals set status = ${statuses([t.to])}, failed_at = now(), updated_at = now(), failure_reason = ?,
+                         batch_id = coalesce(?, batch_id)
+   where id = ? and status in (${statuses(t.from)})
+  returning *`;
+export const RETURN = (t: T) => `
+  update withdrawals set returned_at = now(), updated_at = now()
+   where id = ? and status in (${statuses(t.from)}) and returned_at is null
+  returning *`;
 
 // The withdrawals listing (countedPage).
 export const WITHDRAWAL_PAGE: PageSpec = {
