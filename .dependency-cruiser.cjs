@@ -2,6 +2,8 @@
 // errors, logger, lifecycle, sql helpers) and pix (the BR Code and QR codec, key and document formats) import no
 // domain module; each domain module imports only the modules listed for it; the composition at the top (src/*.ts:
 // app, worker, deps, database, ops) and apps/, scripts/ may import anything; nothing imports the composition back.
+// Money: payments (in) -> refunds (back) -> infractions (MED holds) -> charges; withdrawals ask infractions too
+// (docs/architecture.md, Layers, says why).
 const MAY_IMPORT = {
   platform: [],
   pix: [],
