@@ -15,10 +15,11 @@ import { balanceRoutes } from './ledger/ledger.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 import { pixKeyRoutes } from './pix-keys/pix-keys.routes.ts';
-import { chargeRoutes } from './charges/charges.routes.ts';
-import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './charges/notifications.routes.ts';
+import { chargeRoutes, pixLocationRoutes } from './charges/charges.routes.ts';
+import { refundRoutes } from './refunds/refunds.routes.ts';
+import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './payments/notifications.routes.ts';
 import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
-import { pixLocationRoutes, sandboxRoutes } from './charges/sandbox.routes.ts';
+import { sandboxRoutes } from './payments/sandbox.routes.ts';
 import { observability } from './observability.ts';
 
 // The HTTP API: every route under /v1, JSON in and out, one error handler.
@@ -63,7 +64,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   app.use('/v1/api-keys', authenticate, apiKeyRoutes());
   app.use('/v1/merchants/me/withdrawals', authenticate, withdrawalRoutes(deps));
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
-  app.use('/v1/charges', authenticate, chargeRoutes(deps));
+  app.use('/v1/charges', authenticate, chargeRoutes(deps), refundRoutes(deps));
   app.use('/v1/infractions', authenticate, infractionRoutes(deps));
   if (config.acquirer === 'sandbox') {
     app.use('/v1/sandbox', authenticate, sandboxRoutes(deps), sandboxInfractionRoutes(deps));

@@ -3,10 +3,11 @@ import type { Logger } from './platform/logger.ts';
 import type { Services } from './platform/services.ts';
 import { createBoss, listenUrlOf } from './platform/queue.ts';
 import { createOrm } from './database.ts';
-import { createAcquirer, type Acquirer } from './acquirer/index.ts';
+import { createAcquirer } from './acquirer/index.ts';
+import type { AcquirerDeps } from './acquirer/acquirer.ts';
 
 // What every process is built from: the platform's services and the acquirer adapter named by ACQUIRER.
-export type Deps = Services & { acquirer: Acquirer };
+export type Deps = AcquirerDeps;
 
 export async function buildDeps(
   config: Config,

@@ -9,7 +9,7 @@ import { authCommands } from './auth/auth.ops.ts';
 import { merchantCommands } from './merchants/merchants.ops.ts';
 import { webhookCommands } from './webhooks/webhooks.ops.ts';
 import { ledgerCommands } from './ledger/ledger.ops.ts';
-import { chargeCommands } from './charges/charges.ops.ts';
+import { refundCommands } from './refunds/refunds.ops.ts';
 import { acquirerCommands } from './acquirer/acquirer.ops.ts';
 import { infractionCommands } from './infractions/infractions.ops.ts';
 import { secretCommands } from './webhooks/secrets.ops.ts';
@@ -19,7 +19,7 @@ export const commands: Command[] = [
   ...authCommands,
   ...webhookCommands,
   ...ledgerCommands,
-  ...chargeCommands,
+  ...refundCommands,
   ...acquirerCommands,
   ...infractionCommands,
   ...secretCommands,

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from './support/app.ts';
 import { client } from './support/client.ts';
 import { createTestCerts } from './support/apipix/test-certs.ts';
 import { APIPIX_SECRETS } from './support/apipix/stub.ts';
-import { signAcquirerBody, SIGNATURE_HEADER } from '../src/charges/notifications.routes.ts';
+import { signAcquirerBody, SIGNATURE_HEADER } from '../src/payments/notifications.routes.ts';
 import { QUEUES } from '../src/platform/queue.ts';
 
 const TOKEN = 'tok_' + 'f00dfeed'.repeat(5);

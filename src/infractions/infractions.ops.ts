@@ -2,6 +2,7 @@ import { createLogger } from '../platform/logger.ts';
 import { OpsError, type Command, type OpsContext } from '../platform/ops.ts';
 import { decide, type Outcome } from './infractions.states.ts';
 import * as sql from './infractions.sql.ts';
+import { infractionView } from './infractions.view.ts';
 
 const OUTCOMES: [Outcome, string][] = [
   ['accept', 'ACCEPTED: the payer gets the amount back (block consumed, charge REFUNDED, infraction.refund_completed)'],
@@ -38,7 +39,7 @@ export const infractionCommands: Command[] = [
       return {
         count: rows.length,
         infractions: rows.map((r) => ({
-          ...sql.infractionView(r),
+          ...infractionView(r),
           merchantId: r.merchant_id,
           merchant: r.merchant_name,
           shortfall: r.shortfall,

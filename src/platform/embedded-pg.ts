@@ -169,7 +169,12 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+    const { rowCount } = await client.query(
+      `select 1
+         from pg_database
+        where datname = $1`,
+      [database],
+    );
     if (!rowCount) await client.query(`create database "${database.replace(/"/g, '')}"`);
   } finally {
     await client.end();

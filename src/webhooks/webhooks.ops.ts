@@ -1,8 +1,7 @@
-import { fromKysely } from 'pg-boss';
 import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
-import { QUEUES } from '../platform/queue.ts';
+import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
-import { REPLAY, REPLAY_CANDIDATES, type DeliverJob, type ReplayCandidate } from './webhooks.sql.ts';
+import { REPLAY, REPLAY_CANDIDATES, type ReplayCandidate } from './webhooks.sql.ts';
 
 type Candidate = ReplayCandidate;
 type Flags = Record<string, string | boolean | undefined>;
@@ -87,8 +86,8 @@ export const webhookCommands: Command[] = [
           throw new OpsError(`no delivery ${String(flags.delivery)}`);
         if (!dryRun && chosen.length > 0) {
           await tx.execute(REPLAY, [JSON.stringify(chosen.map((r) => r.id))]);
-          const jobs = chosen.map((r) => ({ data: { id: r.id, attempt: r.attempts, step: 0 } satisfies DeliverJob }));
-          await queue!.insert(QUEUES.webhookDeliver, jobs, { db: fromKysely(tx.getKysely()) });
+          const jobs = chosen.map((r) => ({ data: { id: r.id, attempt: r.attempts, step: 0 } }));
+          await enqueueMany(queue!, tx, QUEUES.webhookDeliver, jobs);
         }
         return {
           ...(dryRun ? { dryRun: true, wouldReplay: chosen.length } : { replayed: chosen.length }),

@@ -1,13 +1,10 @@
 import express, { Router } from 'express';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
+import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { UnauthorizedError, ValidationError } from '../platform/errors.ts';
-import { QUEUES } from '../platform/queue.ts';
-import { acceptPayments } from './charges.service.ts';
-import type { RefundJob } from './returns.states.ts';
-
-type Deps = Services & { acquirer: Acquirer };
+import { enqueue, QUEUES } from '../platform/queue.ts';
+import { acceptPayments } from './payments.service.ts';
 
 export const SIGNATURE_HEADER = 'x-acquirer-signature';
 
@@ -69,7 +66,7 @@ function parsePix(body: unknown): PaymentNotification[] {
 
 // POST /v1/acquirer/notifications: the acquirer's payment webhook (API Pix `pix` array), authenticated by an
 // HMAC-SHA256 of the raw body. It only enqueues; the worker settles.
-export function acquirerNotificationRoutes({ config, boss }: Deps): Router {
+export function acquirerNotificationRoutes({ config, boss }: Pick<Services, 'config' | 'boss'>): Router {
   const router = Router();
   router.post('/', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -103,7 +100,7 @@ const refundIdOf = (pspId: string) =>
  * and changes nothing. Nothing in the body is trusted: each Pix is re-read from the PSP by the worker before it settles
  * anything, and each devolução it lists is asked about again.
  */
-export function apiPixNotificationRoutes({ config, boss }: Deps): Router {
+export function apiPixNotificationRoutes({ config, boss }: Pick<Services, 'config' | 'boss'>): Router {
   const router = Router();
   const token = sha256(config.apipix!.webhookToken);
   router.post(['/:token', '/:token/pix'], express.json({ limit: '1mb' }), async (req, res) => {
@@ -125,7 +122,7 @@ export function apiPixNotificationRoutes({ config, boss }: Deps): Router {
       .map((d) => (typeof d.id === 'string' ? refundIdOf(d.id) : null))
       .filter((id): id is string => id !== null);
     for (const refundId of refunds)
-      await boss.send(QUEUES.refundSend, { refundId } satisfies RefundJob, { singletonKey: refundId });
+      await enqueue(boss, null, QUEUES.refundSend, { refundId }, { singletonKey: refundId });
     res.json({ received: payments.length, refunds: refunds.length });
   });
   return router;

@@ -1,6 +1,7 @@
 import { OpsUsageError, type Command } from '../platform/ops.ts';
 import { UNMATCHED_STATUSES } from './unmatched-payment.entity.ts';
-import * as sql from './charges.sql.ts';
+import { refundView } from '../charges/charges.view.ts';
+import * as sql from './refunds.sql.ts';
 
 function limitOf(raw: unknown): number {
   if (raw === undefined) return 100;
@@ -11,7 +12,7 @@ function limitOf(raw: unknown): number {
 }
 
 // Operators' view of money going back to payers.
-export const chargeCommands: Command[] = [
+export const refundCommands: Command[] = [
   {
     name: 'payments:unmatched',
     summary:
@@ -69,7 +70,7 @@ export const chargeCommands: Command[] = [
       return {
         count: rows.length,
         refunds: rows.map((r) => ({
-          ...sql.refundView(r),
+          ...refundView(r),
           chargeId: r.charge_id,
           txid: r.txid,
           merchantId: r.merchant_id,
