@@ -2,6 +2,8 @@
 // errors, logger, lifecycle, sql helpers) and pix (the BR Code and QR codec, key and document formats) import no
 // domain module; each domain module imports only the modules listed for it; the composition at the top (src/*.ts:
 // app, worker, deps, database, ops) and apps/, scripts/ may import anything; nothing imports the composition back.
+// Money: payments (in) -> refunds (back) -> infractions (MED holds) -> charges; withdrawals ask infractions too
+// (docs/architecture.md, Layers, says why).
 const MAY_IMPORT = {
   platform: [],
   pix: [],
@@ -12,8 +14,21 @@ const MAY_IMPORT = {
   webhooks: ['merchants', 'auth', 'platform'],
   'pix-keys': ['webhooks', 'merchants', 'auth', 'platform', 'pix'],
   charges: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
-  withdrawals: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   infractions: ['charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  withdrawals: ['infractions', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  refunds: ['infractions', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  payments: [
+    'refunds',
+    'infractions',
+    'charges',
+    'acquirer',
+    'ledger',
+    'webhooks',
+    'merchants',
+    'auth',
+    'platform',
+    'pix',
+  ],
   types: ['auth'],
 };
 

@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import sqlLayout from './lint/sql-layout.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'bench/results/', 'bench/tmp/', 'chaos/results/', '.scratch/'] },
@@ -15,5 +16,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { local: { rules: { 'sql-layout': sqlLayout } } },
+    rules: { 'local/sql-layout': 'error' },
   },
 );

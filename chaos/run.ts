@@ -3,6 +3,8 @@
 // SIGKILL four times each and PostgreSQL is crashed once; webhook receivers answer 500, hang past the timeout or drop
 // the connection. Then it waits for the system to settle and checks that no money and no event was lost, and reports
 // the recovery time per queue. Exit code 1 when a check fails. Only 127.0.0.1 is ever the target.
+// `npm run chaos -- --pgbouncer`: the three processes reach PostgreSQL only through a PgBouncer in transaction pooling
+// mode (DATABASE_POOL_MODE=transaction, no direct URL: the worker and the daemon poll their queues).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVENT_TYPES } from '../src/webhooks/catalog.ts';
@@ -17,6 +19,7 @@ import { startFlaky, startRecorder } from './lib/receivers.ts';
 import { createLoad, type Merchant } from './lib/load.ts';
 import { createRecoveryMonitor } from './lib/recovery.ts';
 import { runChecks, settled, type Check, type Window } from './lib/checks.ts';
+import { startPgBouncer, type PgBouncer } from '../test/support/pgbouncer.ts';
 
 const knob = (name: string, fallback: number) => Number(process.env[name] || fallback);
 const SECONDS = knob('CHAOS_SECONDS', 90);
@@ -26,6 +29,7 @@ const MERCHANTS = knob('CHAOS_MERCHANTS', 6);
 const GRACE_MS = knob('CHAOS_OUTAGE_GRACE_SECONDS', 5) * 1000;
 const MAX_EVENT_DELAY_MS = knob('CHAOS_MAX_EVENT_DELAY_SECONDS', 45) * 1000;
 const WEBHOOK_TIMEOUT_MS = 3000;
+const PGBOUNCER = process.argv.includes('--pgbouncer');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const say = (msg: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -35,15 +39,19 @@ mkdirSync(results, { recursive: true });
 const dataDir = serverTempDir('pix-chaos-pg-');
 const db = await startDatabase(join(dataDir, 'pg'), await freePort());
 const procs: Supervised[] = [];
+let bouncer: PgBouncer | undefined;
 let exitCode = 1;
 try {
   await setupDatabase(db.url, createLogger('warn', 'chaos'));
+  // the observer (checks, recovery monitor, onboarding) keeps the direct URL; the service gets the pooler's
+  if (PGBOUNCER) bouncer = await startPgBouncer(db.url, { poolSize: 20 });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env = {
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
-    DATABASE_URL: db.url,
+    DATABASE_URL: bouncer?.url ?? db.url,
+    ...(bouncer ? { DATABASE_POOL_MODE: 'transaction' } : {}),
     PORT: String(port),
     PUBLIC_BASE_URL: base,
     RATE_LIMIT_ENABLED: 'false',
@@ -65,7 +73,10 @@ try {
     merchants.push({ index, apiKey: m.apiKey, merchantId: m.merchantId });
   }
   const since = new Date(); // every event from now on has both webhooks to go to
-  say(`stack up on ${base}: ${MERCHANTS} merchants, ${RATE} operations/s for ${SECONDS} s`);
+  say(
+    `stack up on ${base}${bouncer ? ' behind PgBouncer (transaction pooling)' : ''}: ` +
+      `${MERCHANTS} merchants, ${RATE} operations/s for ${SECONDS} s`,
+  );
 
   const monitor = createRecoveryMonitor(db.url);
   monitor.start();
@@ -194,11 +205,11 @@ try {
   printTable(checks);
   const failed = checks.filter((c) => !c.ok);
   writeFileSync(
-    join(results, 'latest.json'),
+    join(results, PGBOUNCER ? 'latest-pgbouncer.json' : 'latest.json'),
     JSON.stringify(
       {
         at: new Date().toISOString(),
-        knobs: { SECONDS, DEADLINE_SECONDS, RATE, MERCHANTS },
+        knobs: { SECONDS, DEADLINE_SECONDS, RATE, MERCHANTS, PGBOUNCER },
         checks,
         answers: byOp,
         kills: monitor.kills,
@@ -218,6 +229,7 @@ try {
   console.error(err);
 } finally {
   for (const p of procs.reverse()) await p.stop().catch(() => {});
+  await bouncer?.stop().catch(() => {});
   await db.stop().catch(() => {});
   rmSync(dataDir, { recursive: true, force: true });
 }

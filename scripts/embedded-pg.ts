@@ -1,22 +1,38 @@
 // Hosts the embedded PostgreSQL for `npm start` in its own process group, so a terminal Ctrl-C reaches the supervisor
 // only and the database stops last, after the processes using it. It stops the server on SIGTERM/SIGINT and when the
 // supervisor dies (the IPC channel closes); the server itself stops if this process dies (setpriv --pdeathsig).
-// Usage: node scripts/embedded-pg.ts <port> <database>; the data directory is EMBEDDED_PG_DIR or the project's default.
-// Reports { url, dir, relocated } or { error } to the supervisor.
+// Usage: node scripts/embedded-pg.ts <port> <database>; the data directory is EMBEDDED_PG_DIR or the project's default
+// (then recorded in .data/embedded-pg.json with the port, for `npm run ops` and `npm run migrate` to find it).
+// Reports { url, dir, relocated, note } or { error } to the supervisor.
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres, type EmbeddedDb } from '../src/platform/embedded-pg.ts';
 import { defaultDataDir } from '../src/platform/embedded-pg-files.ts';
+import { writeRecord } from '../src/platform/embedded-pg-state.ts';
 import { createLogger } from '../src/platform/logger.ts';
 
 const logger = createLogger(process.env.LOG_LEVEL || 'info', 'postgres');
 const [port, database] = process.argv.slice(2);
 
 async function start(): Promise<EmbeddedDb> {
-  const { dir, relocated } = process.env.EMBEDDED_PG_DIR
-    ? { dir: process.env.EMBEDDED_PG_DIR, relocated: false }
-    : defaultDataDir(fileURLToPath(new URL('..', import.meta.url)));
-  const db = await startEmbeddedPostgres({ dir, port: Number(port), database });
-  if (process.connected) process.send!({ url: db.url, dir: db.dir, relocated });
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const chosen = process.env.EMBEDDED_PG_DIR ? undefined : defaultDataDir(root);
+  const db = await startEmbeddedPostgres({
+    dir: chosen?.dir ?? process.env.EMBEDDED_PG_DIR!,
+    port: Number(port),
+    database,
+  });
+  if (chosen) {
+    const record = {
+      dataDir: db.dir,
+      port: Number(port),
+      database,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+    };
+    writeRecord(record, root);
+  }
+  if (process.connected)
+    process.send!({ url: db.url, dir: db.dir, relocated: chosen?.relocated ?? false, note: chosen?.note });
   return db;
 }
 

@@ -10,19 +10,26 @@ import { loadConfig } from '../src/platform/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { setupDatabase } from '../src/database.ts';
 import { fatal } from '../src/platform/lifecycle.ts';
+import { EMBEDDED_DATABASE } from '../src/platform/embedded-pg-state.ts';
 import { PROCESS_ENV, PROCESS_FLAGS, type App } from '../src/platform/runtime.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const APPS = ['api', 'worker', 'webhooks'] as const;
 const STOP_TIMEOUT_MS = 40_000; // past the processes' own grace periods: then SIGKILL
 
+// The embedded database is a developer's machine by definition: without NODE_ENV and DATABASE_URL, the three
+// processes run as development. Anything else keeps NODE_ENV as given (unset: production's protections).
+const defaulted = !process.env.NODE_ENV && !process.env.DATABASE_URL;
+if (defaulted) process.env.NODE_ENV = 'development';
 let config;
 try {
-  config = loadConfig();
+  // the API's requirements include the worker's and the daemon's: refuse here, in one line, before starting anything
+  config = loadConfig(process.env, 'api');
 } catch (err) {
   fatal(undefined, err);
 }
 const logger = createLogger(config.logLevel, 'start');
+if (defaulted) logger.info('NODE_ENV unset with the embedded database: running as development');
 const started = Date.now();
 
 const children = new Map<string, ChildProcess>();
@@ -97,18 +104,16 @@ const whileRunning = () => (stopping ? new Promise<never>(() => {}) : undefined)
 
 const env = { ...process.env };
 if (!config.databaseUrl) {
-  const port = process.env.EMBEDDED_PG_PORT || '54329'; // embeddedDatabaseUrl() agrees
-  database = spawnChild('postgres', 'scripts/embedded-pg.ts', [port, 'pix'], env);
-  const msg = await firstMessage<{ url: string; dir: string; relocated: boolean } | { error: string }>(database);
+  const port = process.env.EMBEDDED_PG_PORT || '54329';
+  database = spawnChild('postgres', 'scripts/embedded-pg.ts', [port, EMBEDDED_DATABASE], env);
+  const msg = await firstMessage<{ url: string; dir: string; relocated: boolean; note: string } | { error: string }>(
+    database,
+  );
   await whileRunning();
   if ('error' in msg) await failStart(`embedded PostgreSQL did not start: ${msg.error}`);
   else {
     env.DATABASE_URL = msg.url;
-    if (msg.relocated)
-      logger.warn(
-        { dir: msg.dir },
-        `embedded PostgreSQL data kept in ${msg.dir}: the postgres user cannot reach ${root}.data`,
-      );
+    if (msg.relocated) logger.warn({ dir: msg.dir }, `embedded PostgreSQL data kept in ${msg.dir} (${msg.note})`);
     logger.info({ port, dir: msg.dir }, 'embedded PostgreSQL started');
   }
 }

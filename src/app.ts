@@ -1,8 +1,7 @@
 import express from 'express';
-import helmet from 'helmet';
 import cors from 'cors';
 import type { Deps } from './deps.ts';
-import { errorHandler, notFoundRoute, requestLogger } from './platform/http.ts';
+import { errorHandler, notFoundRoute, requestLogger, securityHeaders } from './platform/http.ts';
 import { inflightTracker } from './platform/inflight.ts';
 import { inputGuard, requireJsonBody } from './platform/input-guard.ts';
 import { createRateLimits } from './platform/rate-limits.ts';
@@ -16,10 +15,11 @@ import { balanceRoutes } from './ledger/ledger.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 import { pixKeyRoutes } from './pix-keys/pix-keys.routes.ts';
-import { chargeRoutes } from './charges/charges.routes.ts';
-import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './charges/notifications.routes.ts';
+import { chargeRoutes, pixLocationRoutes } from './charges/charges.routes.ts';
+import { refundRoutes } from './refunds/refunds.routes.ts';
+import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './payments/notifications.routes.ts';
 import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
-import { pixLocationRoutes, sandboxRoutes } from './charges/sandbox.routes.ts';
+import { sandboxRoutes } from './payments/sandbox.routes.ts';
 import { observability } from './observability.ts';
 
 // The HTTP API: every route under /v1, JSON in and out, one error handler.
@@ -31,7 +31,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   app.use(inflight.middleware);
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy); // the client IP as the platform's router reports it
-  app.use(helmet());
+  app.use(securityHeaders());
   // Closed unless origins are listed: merchants call the API from their servers, not from browsers.
   if (config.corsOrigins.length)
     app.use(
@@ -49,21 +49,22 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
     next();
   });
   app.use(probes.routes); // /healthz (/health), /readyz, /metrics: no credentials
+  // Shared by every process (PostgreSQL): per merchant once authenticated, per IP and e-mail on login and register,
+  // per IP on refused credentials (every route that checks one, the acquirer's too).
+  const limits = createRateLimits(config, logger);
   // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
-  app.use('/v1/acquirer/notifications', acquirerNotificationRoutes(deps));
-  if (config.apipix) app.use('/v1/acquirer/apipix', apiPixNotificationRoutes(deps));
+  app.use('/v1/acquirer/notifications', limits.guardCredentials(acquirerNotificationRoutes(deps)));
+  if (config.apipix) app.use('/v1/acquirer/apipix', limits.guardCredentials(apiPixNotificationRoutes(deps)));
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
-  // Shared by every process (PostgreSQL): per merchant once authenticated, per IP and e-mail on login and register.
-  const limits = createRateLimits(config, logger);
-  const authenticate = [createAuthenticator(config.jwtSecret), limits.perCredential];
+  const authenticate = [limits.guardCredentials(createAuthenticator(config.jwtSecret)), limits.perCredential];
   const feeDefaults = { bps: config.platformFeeBps, fixed: config.platformFeeFixed };
 
   app.use('/v1/auth', registerRoutes(config.jwtSecret, limits.auth), authRoutes(config.jwtSecret, limits.auth));
   app.use('/v1/api-keys', authenticate, apiKeyRoutes());
   app.use('/v1/merchants/me/withdrawals', authenticate, withdrawalRoutes(deps));
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
-  app.use('/v1/charges', authenticate, chargeRoutes(deps));
+  app.use('/v1/charges', authenticate, chargeRoutes(deps), refundRoutes(deps));
   app.use('/v1/infractions', authenticate, infractionRoutes(deps));
   if (config.acquirer === 'sandbox') {
     app.use('/v1/sandbox', authenticate, sandboxRoutes(deps), sandboxInfractionRoutes(deps));

@@ -1,20 +1,26 @@
 import type { Config } from './platform/config.ts';
 import type { Logger } from './platform/logger.ts';
 import type { Services } from './platform/services.ts';
-import { createBoss } from './platform/queue.ts';
+import { createBoss, listenUrlOf } from './platform/queue.ts';
 import { createOrm } from './database.ts';
-import { createAcquirer, type Acquirer } from './acquirer/index.ts';
+import { createAcquirer } from './acquirer/index.ts';
+import type { AcquirerDeps } from './acquirer/acquirer.ts';
 
 // What every process is built from: the platform's services and the acquirer adapter named by ACQUIRER.
-export type Deps = Services & { acquirer: Acquirer };
+export type Deps = AcquirerDeps;
 
 export async function buildDeps(
   config: Config,
   logger: Logger,
-  bossOptions: { supervise?: boolean; schedule?: boolean } = {},
+  // work: this process works queues (the worker), so it wakes on NOTIFY; the API only sends jobs
+  bossOptions: { supervise?: boolean; schedule?: boolean; work?: boolean } = {},
 ): Promise<Deps> {
   const orm = await createOrm(config.databaseUrl, { pool: { min: 0, max: config.dbPoolMax } });
-  const boss = await createBoss(config.databaseUrl, logger, bossOptions);
+  const { work, ...rest } = bossOptions;
+  const boss = await createBoss(config.databaseUrl, logger, {
+    ...rest,
+    listenUrl: work ? listenUrlOf(config) : undefined,
+  });
   return { config, orm, boss, logger, acquirer: createAcquirer(config, { orm, boss, logger }) };
 }
 

@@ -6,6 +6,10 @@ import { queueMetrics } from './platform/queue-metrics.ts';
 import { chargeMetrics } from './charges/charges.metrics.ts';
 import { failedDeliveries } from './webhooks/webhooks.metrics.ts';
 
+const PGBOSS_VERSION = `
+  select version
+    from pgboss.version`;
+
 /**
  * The API's probes and metrics. /metrics carries this process' HTTP and Node metrics plus gauges read from the
  * database at scrape time (queues, charges, failed deliveries), which also cover the worker and the daemon where
@@ -20,7 +24,7 @@ export function observability({ orm, boss, config, logger }: Deps): { middleware
   const routes = healthRoutes({
     database: () => query('select 1'),
     // through pg-boss' own pool: the queue schema is there and its connections work
-    queue: () => boss.getDb().executeSql('select version from pgboss.version'),
+    queue: () => boss.getDb().executeSql(PGBOSS_VERSION),
   });
   routes.get('/metrics', metricsHandler(registry, config.metricsToken));
   return { middleware: httpMetrics(registry), routes };

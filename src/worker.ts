@@ -2,6 +2,8 @@ import type { Deps } from './deps.ts';
 import { QUEUES, WORK_POLLING, settleEach } from './platform/queue.ts';
 import { FOLD_CRON, foldCounters } from './platform/counters.ts';
 import { workSandboxTransfers } from './acquirer/sandbox.ts';
+import { registerPayments } from './payments/payments.worker.ts';
+import { registerRefunds } from './refunds/refunds.worker.ts';
 import { registerCharges } from './charges/charges.worker.ts';
 import { CHARGE_PAGE } from './charges/charges.sql.ts';
 import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
@@ -9,7 +11,7 @@ import { registerInfractions } from './infractions/infractions.worker.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
 import { applyTransferOutcome } from './withdrawals/withdrawals.states.ts';
 import { processMetrics, type Registry } from './platform/metrics.ts';
-import { settlementLag } from './charges/charges.metrics.ts';
+import { settlementLag } from './payments/payments.metrics.ts';
 
 // The listing counters the worker folds every minute.
 const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter];
@@ -34,7 +36,9 @@ async function registerSandbox(deps: Deps): Promise<void> {
 
 // The worker process: talks to the acquirer, settles payments and runs scheduled jobs.
 const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[] = [
-  (deps, registry) => registerCharges(deps, registry ? settlementLag(registry) : undefined),
+  (deps, registry) => registerPayments(deps, registry ? settlementLag(registry) : undefined),
+  registerRefunds,
+  registerCharges,
   registerWithdrawals,
   registerCounters,
   registerSandbox,

@@ -60,6 +60,22 @@ async function ledgerClean(t: import('ava').ExecutionContext) {
 }
 
 test.serial(
+  'what the payer reads reaches the PSP without bidi controls, cut at 140 code points between characters',
+  async (t) => {
+    const m = await createOnboardedMerchant(app);
+    const res = await m.http.post('/v1/charges', {
+      amount: 1200,
+      description: `\u202E${'a'.repeat(139)}😀😀`,
+      customer: { name: 'Maria \u202ESilva', document: '52998224725' },
+    });
+    t.is(res.status, 201);
+    const cob = stub.state.cobs.get(res.body.charge.txid)!;
+    t.is(cob.solicitacaoPagador, `${'a'.repeat(139)}😀`); // `slice(0, 140)` left half of the emoji
+    t.is(cob.devedor?.nome, 'Maria Silva');
+  },
+);
+
+test.serial(
   'a charge is a cob at the PSP: the amount as the standard decimal, the QR code its pixCopiaECola',
   async (t) => {
     const m = await createOnboardedMerchant(app);

@@ -126,6 +126,72 @@ test('invalid, tampered, expired or foreign JWTs: 401 Token inválido ou expirad
   t.deepEqual([basic.status, basic.body], [401, { message: 'Token inválido ou expirado' }]);
 });
 
+test('only what the API issues is a JWT: HS256, with exp, at most 7 days old, about a user id (401, never 500)', async (t) => {
+  const m = await createMerchant(app);
+  const secret = app.config.jwtSecret;
+  const now = Math.floor(Date.now() / 1000);
+  const tokens = {
+    'no exp': jwt.sign({ role: 'USER' }, secret, { subject: m.userId }),
+    'issued 8 days ago, exp still ahead': jwt.sign({ role: 'USER', iat: now - 8 * 86400 }, secret, {
+      subject: m.userId,
+      expiresIn: '30d',
+    }),
+    HS512: jwt.sign({ role: 'USER' }, secret, { algorithm: 'HS512', subject: m.userId, expiresIn: 600 }),
+    'sub not a UUID': jwt.sign({ role: 'USER' }, secret, { subject: 'not-a-uuid', expiresIn: 600 }),
+    'sub a number': jwt.sign({ role: 'USER', sub: 42 }, secret, { expiresIn: 600 }),
+    'no sub': jwt.sign({ role: 'USER' }, secret, { expiresIn: 600 }),
+  };
+  for (const [name, token] of Object.entries(tokens)) {
+    const res = await client(app.baseUrl, token).get('/v1/merchants/me');
+    t.deepEqual([res.status, res.body], [401, { message: 'Token inválido ou expirado' }], name);
+  }
+  const sixDays = jwt.sign({ role: 'USER', iat: now - 6 * 86400 }, secret, { subject: m.userId, expiresIn: '7d' });
+  t.is((await client(app.baseUrl, sixDays).get('/v1/merchants/me')).status, 200, 'a 6-day-old token still works');
+});
+
+test('Authorization: the Bearer scheme in any case, with any spaces or tabs; anything malformed is a 401', async (t) => {
+  const m = await createMerchant(app);
+  const key = await createApiKeyFor(app, m.token);
+  for (const credential of [m.token, key]) {
+    for (const header of [
+      `Bearer  ${credential}`,
+      `bearer ${credential}`,
+      `BEARER\t${credential}`,
+      `Bearer \t ${credential}`,
+    ]) {
+      const res = await anon().get('/v1/merchants/me', { authorization: header });
+      t.is(res.status, 200, JSON.stringify(header));
+    }
+  }
+  const FOUR = [
+    'Cabeçalho de autorização ausente',
+    'Token inválido ou expirado',
+    'Chave de API inválida',
+    'Chave de API inativa',
+  ];
+  const malformed = [
+    'Bearer',
+    'Bearer a b',
+    `Bearer ${m.token} x`,
+    'Basic dXNlcjpwYXNz',
+    `Token ${m.token}`,
+    ',',
+    '\t',
+  ];
+  for (const header of malformed) {
+    const res = await anon().get('/v1/merchants/me', { authorization: header });
+    t.is(res.status, 401, JSON.stringify(header));
+    t.true(FOUR.includes(res.body.message), res.body.message);
+  }
+  // a second token in the query or the body (RFC 6750's other ways) is refused with the spec's message, not a 400
+  const twice = await anon().get(`/v1/merchants/me?access_token=${m.token}`, { authorization: `Bearer ${m.token}` });
+  t.deepEqual([twice.status, twice.body], [401, { message: 'Token inválido ou expirado' }]);
+  const inBody = await client(app.baseUrl, key).post('/v1/merchants/me/pix-keys', { access_token: key });
+  t.deepEqual([inBody.status, inBody.body], [401, { message: 'Token inválido ou expirado' }]);
+  const only = await anon().get(`/v1/merchants/me?access_token=${m.token}`);
+  t.deepEqual([only.status, only.body], [401, { message: 'Cabeçalho de autorização ausente' }]);
+});
+
 test('API key lifecycle: created once with its value, listed without it, usable, revoked to INACTIVE', async (t) => {
   const m = await createMerchant(app);
   const created = await m.http.post('/v1/api-keys', { name: 'ERP', description: 'integração do ERP' });

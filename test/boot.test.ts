@@ -15,6 +15,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 let certs: TestCerts;
 let stub: ApiPixStub;
 let env: NodeJS.ProcessEnv;
+const METRICS_TOKEN = 'm'.repeat(48);
 
 test.before(async () => {
   certs = createTestCerts();
@@ -27,6 +28,7 @@ test.before(async () => {
     JWT_SECRET: 'j'.repeat(48),
     ACQUIRER_WEBHOOK_SECRET: 'a'.repeat(48),
     SECRETS_KEYS: `k1:${Buffer.alloc(32, 5).toString('base64')}`,
+    METRICS_TOKEN: METRICS_TOKEN,
     PUBLIC_BASE_URL: 'https://pix.example.com',
     LOG_LEVEL: 'info',
     ...apiPixEnv(stub, certs.dir, 't'.repeat(40)),
@@ -77,6 +79,12 @@ for (const type of ['web', 'worker', 'webhooks']) {
       });
       t.is(res.status, 200);
       t.is(res.headers.get('strict-transport-security')?.includes('max-age'), true);
+      // production: /metrics wants its token
+      t.is((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 401);
+      const scrape = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      t.is(scrape.status, 200);
       // production: no sandbox routes
       t.is((await fetch(`http://127.0.0.1:${port}/v1/sandbox/charges/x/pay`, { method: 'POST' })).status, 404);
     }

@@ -86,6 +86,28 @@ test('the payload location serves the charge (sandbox)', async (t) => {
   t.is((await client(app.baseUrl).get('/pix/qr/unknown')).status, 404);
 });
 
+test('bidi controls never reach the payer: stripped from description and payer name, the location cut whole', async (t) => {
+  const m = await createOnboardedMerchant(app);
+  const res = await m.http.post('/v1/charges', {
+    amount: 990,
+    description: ' \u202EPedido\u202C 42 \u2067(reembolso)\u2069 ',
+    customer: { name: '\u200FMaria\u061C Silva', document: cpf() },
+  });
+  t.is(res.status, 201);
+  t.is(res.body.charge.description, 'Pedido 42 (reembolso)');
+  t.is(res.body.charge.customer.name, 'Maria Silva');
+  const onlyControls = await m.http.post('/v1/charges', { amount: 990, description: '\u202E\u202C' });
+  t.is(onlyControls.status, 400);
+  t.is(onlyControls.body.errors[0].field, 'description');
+
+  // a row stored before the rule: the payload location (what the payer's bank shows) still strips and cuts whole
+  const c = res.body.charge;
+  const stored = `\u202E${'a'.repeat(139)}😀😀`;
+  await app.orm.em.fork().execute('update charges set description = ? where id = ?', [stored, c.id]);
+  const loc = await client(app.baseUrl).get(`/pix/qr/${c.txid}`);
+  t.is(loc.body.solicitacaoPagador, `${'a'.repeat(139)}😀`);
+});
+
 test('customer and tracking are stored; customers are reused per merchant by document', async (t) => {
   const m = await createOnboardedMerchant(app);
   const doc = cpf();

@@ -21,7 +21,7 @@ test('app.json runs every Procfile process but the release, with the PostgreSQL 
 test('app.json sets production, TLS to PostgreSQL and generated secrets, and every variable it names exists', (t) => {
   t.is(app.env.NODE_ENV.value, 'production');
   t.is(app.env.PGSSLMODE.value, 'require');
-  for (const name of ['JWT_SECRET', 'ACQUIRER_WEBHOOK_SECRET', 'APIPIX_WEBHOOK_TOKEN'])
+  for (const name of ['JWT_SECRET', 'ACQUIRER_WEBHOOK_SECRET', 'APIPIX_WEBHOOK_TOKEN', 'METRICS_TOKEN'])
     t.is(app.env[name].generator, 'secret', name);
   for (const name of Object.keys(app.env)) t.true(documented.has(name), `${name} is not in .env.example`);
 });

@@ -18,7 +18,7 @@ test('GET /openapi.json serves docs/openapi.yaml as JSON, without credentials', 
   t.deepEqual(res.body, loadOpenApiDocument());
 });
 
-test('GET /docs is the Swagger UI page with no inline script, its assets served from swagger-ui-dist', async (t) => {
+test('GET /docs is the API reference page with no inline script, its assets served from the npm package', async (t) => {
   const http = client(app.baseUrl);
   const page = await http.get('/docs');
   t.is(page.status, 200);
@@ -27,15 +27,23 @@ test('GET /docs is the Swagger UI page with no inline script, its assets served 
   t.deepEqual(
     scripts.map(([, attrs, body]) => ({ src: /src="([^"]+)"/.exec(attrs)?.[1], body: body.trim() })),
     [
-      { src: '/docs/swagger-ui-bundle.js', body: '' },
-      { src: '/docs/swagger-initializer.js', body: '' },
+      { src: '/docs/standalone.js', body: '' },
+      { src: '/docs/reference.js', body: '' },
     ],
   );
-  const initializer = await fetch(`${app.baseUrl}/docs/swagger-initializer.js`);
-  t.regex(await initializer.text(), /url: '\/openapi\.json'/, 'ours, not the petstore one the package ships');
-  for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']) {
+  const reference = await fetch(`${app.baseUrl}/docs/reference.js`);
+  t.regex(reference.headers.get('content-type') ?? '', /javascript/);
+  const config = await reference.text();
+  t.regex(config, /url: '\/openapi\.json'/);
+  t.regex(config, /withDefaultFonts: false/, 'no fonts from a CDN');
+  t.regex(config, /telemetry: false/);
+  for (const [asset, type] of [
+    ['/docs/standalone.js', /javascript/],
+    ['/docs/theme.css', /text\/css/],
+  ] as const) {
     const res = await fetch(app.baseUrl + asset);
     t.is(res.status, 200, asset);
+    t.regex(res.headers.get('content-type') ?? '', type, asset);
     await res.arrayBuffer();
   }
   t.is((await http.get('/docs/nope.js')).status, 404);

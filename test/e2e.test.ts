@@ -23,12 +23,13 @@ test.after.always(async () => {
 
 async function operator(...argv: string[]) {
   const out: string[] = [];
+  const err: string[] = [];
   const code = await ops(argv, {
     out: (s) => out.push(s),
-    err: (s) => out.push(s),
+    err: (s) => err.push(s),
     env: { DATABASE_URL: app.databaseUrl },
   });
-  if (code !== 0) throw new Error(`ops ${argv.join(' ')}: ${out.join('\n')}`);
+  if (code !== 0) throw new Error(`ops ${argv.join(' ')}: ${[...out, ...err].join('\n')}`);
   return JSON.parse(out.join('\n'));
 }
 

@@ -4,7 +4,19 @@
 import test from 'ava';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -114,6 +126,52 @@ test.serial(
   },
 );
 
+// scripts/<name>.ts of the copy as an operator runs it beside npm start: no DATABASE_URL, EMBEDDED_PG_*, NODE_ENV.
+async function cli(script: string, ...argv: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' };
+  for (const name of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'EMBEDDED_PG_DIR', 'EMBEDDED_PG_PORT', 'NODE_ENV'])
+    delete env[name];
+  const child = spawn(process.execPath, [join(project, 'scripts', `${script}.ts`), ...argv], {
+    cwd: project,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  const [code] = (await once(child, 'exit')) as [number];
+  return { code, stdout, stderr };
+}
+
+test.serial('migrate and ops find the database of the running npm start (its recorded data directory)', async (t) => {
+  const port = await freePort(); // not 54329: what a default would have guessed
+  const { host, started } = await startHost(port);
+  t.teardown(() => void host.kill('SIGKILL'));
+  t.like(JSON.parse(readFileSync(join(project, '.data', 'embedded-pg.json'), 'utf8')), { dataDir: started.dir, port });
+  const migrate = await cli('migrate');
+  t.is(migrate.code, 0, migrate.stdout + migrate.stderr);
+  t.regex(
+    migrate.stdout,
+    new RegExp(`"database":"127\\.0\\.0\\.1:${port}/pix \\(the embedded PostgreSQL of npm start`),
+  );
+  const verify = await cli('ops', 'ledger:verify');
+  t.is(verify.code, 0, verify.stderr);
+  t.like(JSON.parse(verify.stdout), { ok: true });
+  t.is(
+    verify.stderr,
+    `ops: database 127.0.0.1:${port}/pix (the embedded PostgreSQL of npm start, data in ${started.dir})\n`,
+  );
+  t.is(await stopHost(host), 0);
+
+  const stopped = await cli('ops', 'ledger:verify');
+  t.is(stopped.code, 3);
+  t.regex(
+    stopped.stderr,
+    /^ledger:verify: DATABASE_URL is not set and the embedded PostgreSQL with data in .* is not running/,
+  );
+  t.is(stopped.stdout, '');
+});
+
 test.serial('a start failure is one line saying why, and a non-zero exit', async (t) => {
   const busy = createServer().listen(0, '127.0.0.1');
   await once(busy, 'listening');
@@ -146,3 +204,68 @@ test.serial('a start failure is one line saying why, and a non-zero exit', async
   );
   t.notRegex(out, /\n\s+at /); // no stack trace
 });
+
+test.serial('npm start with a DATABASE_URL and no NODE_ENV: production protections, refused in one line', async (t) => {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' };
+  const start = spawn(process.execPath, [join(project, 'scripts/start.ts')], { cwd: project, env, stdio: 'pipe' });
+  let out = '';
+  start.stdout.on('data', (d: Buffer) => (out += d));
+  start.stderr.on('data', (d: Buffer) => (out += d));
+  const [code] = await once(start, 'exit');
+  t.is(code, 1);
+  t.is(
+    out.trim(),
+    'fatal: missing JWT_SECRET, ACQUIRER_WEBHOOK_SECRET, SECRETS_KEYS, METRICS_TOKEN (required: NODE_ENV is unset, ' +
+      "so production's protections apply (NODE_ENV=development on a developer's machine); see .env.example)",
+  );
+});
+
+// As root, where the server's user can reach the data depends on directory modes, which change under a clone.
+const asRootOnly = asRoot ? test.serial : test.serial.skip;
+
+asRootOnly('the project becomes reachable: npm start keeps the data where it is (no new empty database)', async (t) => {
+  chmodSync(base, 0o755);
+  t.teardown(() => chmodSync(base, 0o700));
+  const { host, started } = await startHost(await freePort());
+  t.true(started.relocated);
+  t.is(dirname(started.dir) as string | undefined, relocated);
+  const c = new pg.Client({ connectionString: started.url });
+  await c.connect();
+  t.deepEqual((await c.query('select n from kept')).rows, [{ n: 42 }]);
+  await c.end();
+  t.false(existsSync(join(project, '.data', 'pg')));
+  t.is(await stopHost(host), 0);
+});
+
+asRootOnly(
+  'the data in the project goes out of reach: the start is refused with the reason, nothing moves',
+  async (t) => {
+    rmSync(relocated!, { recursive: true, force: true });
+    rmSync(join(project, '.data'), { recursive: true, force: true });
+    chmodSync(base, 0o755);
+    const first = await startHost(await freePort());
+    t.is(first.started.dir, join(project, '.data', 'pg'));
+    t.is(await stopHost(first.host), 0);
+
+    chmodSync(base, 0o700); // a parent directory loses o+x (the clone moved, a umask, a chmod -R)
+    const refused = await t.throwsAsync(startHost(await freePort()));
+    t.regex(
+      refused.message,
+      new RegExp(
+        `this project's data is in ${project}/\\.data/pg, but the "postgres" user .* cannot pass ${base} .*chmod o\\+x ${base}`,
+      ),
+    );
+    t.false(existsSync(relocated!), 'no new data directory elsewhere');
+
+    // both places hold data (what the earlier silent move left behind): which one is the operator's call
+    mkdirSync(join(relocated!, 'pg'), { recursive: true });
+    writeFileSync(join(relocated!, 'pg', 'PG_VERSION'), '18\n');
+    chmodSync(base, 0o755);
+    const both = await t.throwsAsync(startHost(await freePort()));
+    t.regex(
+      both.message,
+      /this project has embedded PostgreSQL data in .* and in .*: set EMBEDDED_PG_DIR to the one to use/,
+    );
+    chmodSync(base, 0o700);
+  },
+);

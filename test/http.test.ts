@@ -17,8 +17,9 @@ const sink = new Writable({
 });
 let app: TestApp;
 test.before(async () => {
+  // behind one proxy hop (the test client plays it): X-Forwarded-Proto decides whether a request came over https
   app = await startTestApp(
-    {},
+    { TRUST_PROXY: '1' },
     { logger: pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink) },
   );
 });
@@ -102,6 +103,15 @@ test('security headers (helmet), CORS closed by default and open to listed origi
   t.truthy(res.headers.get('content-security-policy'));
   t.is(res.headers.get('x-powered-by'), null);
   t.is(res.headers.get('access-control-allow-origin'), null);
+  // over plain http no upgrade-insecure-requests (it would send a browser to https for /docs' own assets); over https
+  // (X-Forwarded-Proto from the trusted proxy hop) the whole of helmet's defaults
+  t.notRegex(res.headers.get('content-security-policy') ?? '', /upgrade-insecure-requests/);
+  t.regex(res.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+  t.is(res.headers.get('cross-origin-opener-policy'), null);
+  const https = await fetch(`${app.baseUrl}/docs`, { headers: { 'x-forwarded-proto': 'https' } });
+  t.regex(https.headers.get('content-security-policy') ?? '', /upgrade-insecure-requests/);
+  t.is(https.headers.get('cross-origin-opener-policy'), 'same-origin');
+  await https.arrayBuffer();
 
   const other = await startTestApp({ CORS_ORIGINS: 'https://shop.example', BODY_LIMIT: '1kb', TRUST_PROXY: 'false' });
   try {
@@ -121,6 +131,10 @@ test('security headers (helmet), CORS closed by default and open to listed origi
       headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
     });
     t.is(denied.headers.get('access-control-allow-origin'), null);
+    // a client's own X-Forwarded-Proto is not believed when no proxy is trusted
+    const spoofed = await fetch(`${other.baseUrl}/docs`, { headers: { 'x-forwarded-proto': 'https' } });
+    t.notRegex(spoofed.headers.get('content-security-policy') ?? '', /upgrade-insecure-requests/);
+    await spoofed.arrayBuffer();
     const big = await client(other.baseUrl).post('/v1/auth/login', { email: 'a@b.co', password: 'x'.repeat(2000) });
     t.deepEqual([big.status, big.body], [413, { message: 'Corpo da requisição muito grande' }]);
   } finally {

@@ -41,12 +41,22 @@ test('sslmode (URL or PGSSLMODE) maps to node-postgres TLS options as libpq read
   t.deepEqual(pgConnection(base, {}), { url: base, ssl: false });
   t.deepEqual(pgConnection(`${base}?sslmode=require`, {}), { url: base, ssl: { rejectUnauthorized: false } });
   t.deepEqual(pgConnection(base, { PGSSLMODE: 'no-verify' }).ssl, { rejectUnauthorized: false });
-  t.deepEqual(pgConnection(`${base}?sslmode=verify-full`, { PGSSLMODE: 'disable' }).ssl, { rejectUnauthorized: true });
   t.deepEqual(pgConnection(`${base}?sslmode=disable&application_name=x`, { PGSSLMODE: 'require' }), {
     url: `${base}?application_name=x`,
     ssl: false,
   });
   t.throws(() => pgConnection(`${base}?sslmode=sometimes`, {}), { message: /sslmode\/PGSSLMODE must be/ });
+  // verify-full checks the chain (the system's CAs unless a root certificate is given) and the host name
+  const full = pgConnection(`${base}?sslmode=verify-full`, { PGSSLMODE: 'disable' }).ssl;
+  t.like(full, { rejectUnauthorized: true });
+  t.false(full && 'ca' in full);
+  t.is(typeof (full && full.checkServerIdentity), 'function');
+  // verify-ca, like libpq, needs a CA of its own (with every public CA the chain alone would prove nothing)
+  for (const env of [{}, { PGSSLROOTCERT: 'system' }])
+    t.throws(() => pgConnection(`${base}?sslmode=verify-ca`, env), { message: /sslmode=verify-ca needs sslrootcert/ });
+  t.throws(() => pgConnection(`${base}?sslmode=require&sslrootcert=system`, {}), {
+    message: /sslmode=require needs sslrootcert/,
+  });
 });
 
 // Against the test server (TLS or not): with sslmode=require every pool either talks TLS or is refused for lack of it;

@@ -14,6 +14,8 @@ const LIMITS = {
   RATE_LIMIT_API_PER_MINUTE: '10',
   RATE_LIMIT_AUTH_IP_PER_MINUTE: '8',
   RATE_LIMIT_AUTH_EMAIL_PER_MINUTE: '3',
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '6',
+  TRUST_PROXY: '1', // as behind one router: the requests below name their client in X-Forwarded-For
 };
 let a: TestApp;
 let b: TestApp;
@@ -109,6 +111,43 @@ test.serial('login and register: at most N requests per IP across both processes
     401,
   );
 });
+
+test.serial(
+  'refused credentials: at most N per client IP across both processes, then 429 for whatever that IP sends',
+  async (t) => {
+    const m = await merchant();
+    const key = await createApiKeyFor(a, m.token);
+    const revoked = await createApiKeyFor(a, m.token);
+    const listed = await client(a.baseUrl, m.token).get('/v1/api-keys');
+    const revokedId = listed.body.apiKeys.find((k: { prefix: string }) => revoked.startsWith(k.prefix.slice(0, 9))).id;
+    t.is((await client(a.baseUrl, m.token).del(`/v1/api-keys/${revokedId}`)).status, 200);
+
+    const ip = freshIp();
+    const bad = [`lk_${'x'.repeat(43)}`, 'not-a-jwt', revoked, `${m.token.slice(0, -2)}xx`];
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client(i % 2 ? a.baseUrl : b.baseUrl, bad[i % bad.length]).get('/v1/merchants/me', from(ip)),
+      ),
+    );
+    t.is(replies.filter((r) => r.status === 401).length, 6);
+    const limited = replies.filter((r) => r.status === 429);
+    t.is(limited.length, 14);
+    for (const r of limited) assertLimited(t, r);
+
+    // until its window ends the IP is refused even with a good credential, on both processes, and on the acquirer's
+    // route; every other IP goes on
+    for (const base of [a.baseUrl, b.baseUrl]) {
+      assertLimited(t, await client(base, key).get('/v1/merchants/me', from(ip)));
+      assertLimited(t, await client(base).post('/v1/acquirer/notifications', { pix: [] }, from(ip)));
+    }
+    t.is((await client(b.baseUrl, key).get('/v1/merchants/me', from(freshIp()))).status, 200);
+    // a forgotten header is no guess: never counted
+    const other = freshIp();
+    const bare = await Promise.all(Array.from({ length: 10 }, () => client(a.baseUrl).get('/v1/charges', from(other))));
+    t.deepEqual([...new Set(bare.map((r) => r.status))], [401]);
+    t.is((await client(a.baseUrl, key).get('/v1/merchants/me', from(other))).status, 200);
+  },
+);
 
 test('a database that does not answer turns no request into a 500: each process counts in memory instead', async (t) => {
   const config = loadConfig({

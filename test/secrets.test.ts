@@ -7,6 +7,7 @@ import { startReceiver, waitUntil, type Received, type Receiver } from './suppor
 import { main } from '../src/ops.ts';
 import { recordEvent } from '../src/webhooks/events.ts';
 import { open, parseKeyring, seal } from '../src/platform/secrets.ts';
+import { loadConfig } from '../src/platform/config.ts';
 
 // Webhook secrets at rest: sealed in the column, opened by the daemon to sign, re-sealed by secrets:rotate-key.
 const key = () => randomBytes(32).toString('base64');
@@ -94,6 +95,28 @@ test('a sealed value opens only on its own row and only with its key; an unknown
   t.throws(() => open(ring, sealed, 'row-2'), { message: /does not decrypt/ });
   t.throws(() => open(parseKeyring(K2, true), sealed, 'row-1'), { message: /unknown key id "k1".*SECRETS_KEYS/ });
   t.is(open(ring, 'wh_legacy', 'row-1'), 'wh_legacy', 'plaintext rows from before encryption still read');
+});
+
+test('only the full 16-byte GCM tag opens a value: a truncated or extended tag is refused', (t) => {
+  const ring = parseKeyring(K1, true);
+  const sealed = seal(ring, 'wh_abc', 'row-1');
+  const parts = sealed.split(':');
+  const tag = Buffer.from(parts[3]!, 'base64url');
+  t.is(tag.length, 16);
+  for (const bytes of [4, 8, 12, 15]) {
+    const truncated = [...parts.slice(0, 3), tag.subarray(0, bytes).toString('base64url'), parts[4]].join(':');
+    t.throws(() => open(ring, truncated, 'row-1'), { message: /does not decrypt/ }, `${bytes}-byte tag`);
+  }
+  const longer = [...parts.slice(0, 3), Buffer.concat([tag, Buffer.alloc(1)]).toString('base64url'), parts[4]];
+  t.throws(() => open(ring, longer.join(':'), 'row-1'), { message: /does not decrypt/ });
+});
+
+test('a process without SECRETS_KEYS (worker, operator tools) cannot seal or open, and says why', (t) => {
+  const none = loadConfig({ NODE_ENV: 'staging', DATABASE_URL: 'postgresql://x@y/z' }, 'worker').secrets;
+  t.throws(() => seal(none, 'wh_abc', 'row-1'), { message: /SECRETS_KEYS is not set/ });
+  t.throws(() => open(none, seal(parseKeyring(K1, true), 'wh_abc', 'row-1'), 'row-1'), {
+    message: /unknown key id "k1"/,
+  });
 });
 
 test('secrets:rotate-key re-seals every row under the new key in batches, resumes what it skipped, and deliveries verify with only the new key', async (t) => {

@@ -19,7 +19,6 @@ async function npmStart(t: ExecutionContext) {
   const [port, pgPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    NODE_ENV: 'development',
     LOG_LEVEL: 'info',
     PORT: String(port),
     EMBEDDED_PG_PORT: String(pgPort),
@@ -27,6 +26,7 @@ async function npmStart(t: ExecutionContext) {
     METRICS_PORT: String(metricsPort), // the worker's; the daemon takes the next one
   };
   delete env.DATABASE_URL;
+  delete env.NODE_ENV; // the embedded database is development by definition: npm start needs nothing set
   const npm = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   npm.stdout.on('data', (d: Buffer) => lines.push(...String(d).split('\n').filter(Boolean)));
@@ -45,6 +45,7 @@ async function npmStart(t: ExecutionContext) {
     throw new Error(`npm start never got ready:\n${lines.join('\n')}`);
   const res = await client(`http://127.0.0.1:${port}`).get('/health');
   t.is(res.status, 200);
+  t.true(lines.some((l) => l.includes('NODE_ENV unset with the embedded database: running as development')));
   for (const [at, metric] of [
     [metricsPort, 'pix_settlement_lag_seconds_count 0'],
     [metricsPort + 1, 'pix_webhook_deliveries_total{outcome="succeeded"} 0'],
@@ -93,14 +94,57 @@ function assertOrder(t: ExecutionContext, lines: string[]) {
   }
 }
 
+// `npm run -s ops` as an operator types it in another terminal: no DATABASE_URL, no EMBEDDED_PG_PORT, no NODE_ENV.
+async function opsCli(extra: NodeJS.ProcessEnv, ...argv: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, EMBEDDED_PG_DIR: join(dataDir, 'pg'), ...extra };
+  delete env.DATABASE_URL;
+  delete env.NODE_ENV;
+  if (!('EMBEDDED_PG_PORT' in extra)) delete env.EMBEDDED_PG_PORT;
+  const child = spawn(process.execPath, ['scripts/ops.ts', ...argv], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  const [code] = (await once(child, 'exit')) as [number];
+  return { code, stdout, stderr };
+}
+
 test.serial('SIGTERM to the npm start process stops every process in order, exit code 0', async (t) => {
   const { npm, lines, procs, ports } = await npmStart(t);
+  const pgPort = ports[1];
+  // the operator's commands reach npm start's database, found from its data directory, not a default port
+  const verify = await opsCli({}, 'ledger:verify');
+  t.is(verify.code, 0, verify.stderr);
+  t.true(JSON.parse(verify.stdout).ok);
+  t.regex(
+    verify.stderr,
+    new RegExp(`^ops: database 127\\.0\\.0\\.1:${pgPort}/pix \\(the embedded PostgreSQL of npm start`),
+  );
+  // as npm start runs its processes, as development: the same development keys open what they sealed
+  const rotate = await opsCli({}, 'secrets:rotate-key', '--dry-run');
+  t.is(rotate.code, 0, rotate.stderr);
+  t.like(JSON.parse(rotate.stdout), { dryRun: true, key: 'dev' });
+  const otherPort = await opsCli({ EMBEDDED_PG_PORT: String(pgPort + 1) }, 'ledger:verify');
+  t.is(otherPort.code, 3);
+  t.regex(
+    otherPort.stderr,
+    new RegExp(`EMBEDDED_PG_PORT=${pgPort + 1}, but the embedded PostgreSQL .* listens on port ${pgPort}`),
+  );
+
   const exited = once(npm, 'exit');
   npm.kill('SIGTERM');
   const [code] = await exited;
   t.is(code, 0, lines.join('\n'));
   await assertAllGone(t, procs, ports, lines);
   assertOrder(t, lines);
+
+  const stopped = await opsCli({}, 'ledger:verify');
+  t.is(stopped.code, 3);
+  t.regex(stopped.stderr, /the embedded PostgreSQL with data in .* is not running: start `npm start`/);
+  t.is(stopped.stderr.trim().split('\n').length, 1, stopped.stderr);
 });
 
 test.serial(

@@ -5,6 +5,7 @@ import { createApiKeyFor, createMerchant } from './support/factories.ts';
 import { EVENT_CATALOG, EVENT_TYPES } from '../src/webhooks/catalog.ts';
 import { recordEvent } from '../src/webhooks/events.ts';
 import { webhookUrlProblem, URL_MESSAGES } from '../src/webhooks/url-policy.ts';
+import { Migration20261126100000_webhook_urls } from '../db/migrations/Migration20261126100000_webhook_urls.ts';
 
 let app: TestApp;
 test.before(async () => {
@@ -171,6 +172,49 @@ test('PATCH validates like POST: unknown events, bad status, bad url, long name'
     t.is(res.body.errors[0].field, field);
   }
   t.like((await m.http.get(PATH)).body.webhooks[0], { url: HOOK, events: [], status: 'ACTIVE', name: null });
+});
+
+test('POST and PATCH store the URL in its WHATWG form: the one shown, and the one delivered to', async (t) => {
+  const m = await createMerchant(app);
+  const created = await m.http.post(PATH, { url: 'HTTP://LocalHost:80/a/../Hook?x=1#frag' });
+  t.is(created.status, 201);
+  t.is(created.body.webhook.url, 'http://localhost/Hook?x=1');
+  const id = created.body.webhook.id;
+  const patched = await m.http.patch(`${PATH}/${id}`, { url: 'http://BÜCHER.localhost:8080/x' });
+  t.is(patched.body.webhook.url, 'http://xn--bcher-kva.localhost:8080/x');
+  t.is((await m.http.get(PATH)).body.webhooks[0].url, 'http://xn--bcher-kva.localhost:8080/x');
+  const [row] = await app.orm.em.fork().execute('select url from webhooks where id = ?', [id]);
+  t.is(row.url, 'http://xn--bcher-kva.localhost:8080/x');
+});
+
+test('a URL with a user name or password is refused on POST and PATCH, and nothing changes', async (t) => {
+  const m = await createMerchant(app);
+  const w = (await m.http.post(PATH, { url: HOOK })).body.webhook;
+  for (const url of [
+    'http://user:senha@127.0.0.1:9/hook',
+    'http://user@127.0.0.1:9/hook',
+    'http://:senha@127.0.0.1:9/',
+  ]) {
+    const created = await m.http.post(PATH, { url });
+    t.is(created.status, 400, url);
+    t.deepEqual(created.body.errors, [{ field: 'url', message: URL_MESSAGES.credentials }]);
+    const patched = await m.http.patch(`${PATH}/${w.id}`, { url });
+    t.is(patched.status, 400, url);
+    t.deepEqual(patched.body.errors, [{ field: 'url', message: URL_MESSAGES.credentials }]);
+  }
+  const listed = (await m.http.get(PATH)).body.webhooks;
+  t.is(listed.length, 1);
+  t.is(listed[0].url, HOOK);
+});
+
+test('the migration brings URLs stored as given to their WHATWG form', async (t) => {
+  const m = await createMerchant(app);
+  const w = (await m.http.post(PATH, { url: HOOK })).body.webhook;
+  const em = app.orm.em.fork();
+  await em.execute('update webhooks set url = ? where id = ?', ['HTTPS://Example.COM:443/x#y', w.id]);
+  const migration = new Migration20261126100000_webhook_urls(em.getDriver(), app.orm.config);
+  await migration.up();
+  t.is((await em.execute('select url from webhooks where id = ?', [w.id]))[0].url, 'https://example.com/x');
 });
 
 test("unknown, malformed and other merchants' ids are 404 on PATCH and DELETE", async (t) => {

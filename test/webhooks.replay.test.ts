@@ -77,7 +77,7 @@ test('after the whole schedule a delivery is FAILED; replay re-sends it under th
   const dry = await ops('deliveries:replay', '--delivery', failed.delivery_id, '--dry-run');
   t.deepEqual(dry.json, {
     dryRun: true,
-    replayed: 1,
+    wouldReplay: 1, // not "replayed": a dry run replays nothing
     deliveries: [failed.id],
     deliveryIds: [failed.delivery_id],
     skipped: [],
@@ -138,12 +138,15 @@ test('replay by webhook and time range; deleted webhooks are skipped and reporte
 
 test('replay refuses to run without a filter (unless --all) and rejects malformed flags', async (t) => {
   const none = await ops('deliveries:replay');
-  t.is(none.code, 1);
+  t.is(none.code, 2, 'a usage error');
   t.regex(none.err, /at least one of --delivery, --webhook, --since, --until \(or --all/);
   t.regex((await ops('deliveries:replay', '--since', 'yesterday')).err, /--since must be an ISO 8601/);
   t.regex((await ops('deliveries:replay', '--webhook', 'abc')).err, /--webhook must be a webhook id/);
-  t.regex((await ops('deliveries:replay', '--delivery', 'msg_nope')).err, /no delivery msg_nope/);
+  const unknown = await ops('deliveries:replay', '--delivery', 'msg_nope');
+  t.regex(unknown.err, /no delivery msg_nope/);
+  t.is(unknown.code, 1, 'not found');
   const all = await ops('deliveries:replay', '--all', '--dry-run');
   t.is(all.code, 0);
   t.true(all.json.dryRun);
+  t.false('replayed' in all.json);
 });

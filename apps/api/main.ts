@@ -9,11 +9,12 @@ import { inflightTracker } from '../../src/platform/inflight.ts';
 
 let config;
 try {
-  config = loadConfig();
+  config = loadConfig(process.env, 'api');
 } catch (err) {
   fatal(undefined, err);
 }
 const logger = createLogger(config.logLevel, 'api');
+if (config.trustProxyWarning && cluster.isPrimary) logger.warn(config.trustProxyWarning);
 if (config.webConcurrency > 1 && cluster.isPrimary) {
   runClusterPrimary(config.webConcurrency, logger);
 } else {

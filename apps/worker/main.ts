@@ -6,13 +6,13 @@ import { startWorker as start } from '../../src/worker.ts';
 
 let config;
 try {
-  config = loadConfig();
+  config = loadConfig(process.env, 'worker');
 } catch (err) {
   fatal(undefined, err);
 }
 const logger = createLogger(config.logLevel, 'worker');
 try {
-  const deps = await buildDeps(config, logger, { supervise: true, schedule: true });
+  const deps = await buildDeps(config, logger, { supervise: true, schedule: true, work: true });
   await start(deps);
   onShutdown(logger, () => closeDeps(deps));
   announceReady(logger);

@@ -1,5 +1,6 @@
 // The acquirer port: everything the service asks of the PSP that holds the money. Adapters: sandbox (embedded, no
 // network) and apipix (a PSP speaking the Banco Central "API Pix" standard), chosen by ACQUIRER.
+import type { Services } from '../platform/services.ts';
 import type { PixKeyType } from '../pix/keys.ts';
 
 // A payment the acquirer saw arrive (API Pix `Pix`), amounts in centavos; txid null for a Pix paid without one.
@@ -27,6 +28,10 @@ export type TransferRequest = {
   pixKeyType: PixKeyType;
   description: string | null;
 };
+
+// What a module that talks to the acquirer is given: the platform's services and the adapter (src/deps.ts builds it).
+// Use cases take the narrow part they need (Pick).
+export type AcquirerDeps = Services & { acquirer: Acquirer };
 
 export interface Acquirer {
   readonly name: 'sandbox' | 'apipix';

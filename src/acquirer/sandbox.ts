@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Job, JobResult, PgBoss } from 'pg-boss';
-import { QUEUES, sendInTx } from '../platform/queue.ts';
+import { enqueue, QUEUES, work, type SandboxTransferJob } from '../platform/queue.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Acquirer, TransferResult } from './acquirer.ts';
 import * as sql from './sandbox.sql.ts';
@@ -16,8 +16,6 @@ export const SANDBOX_KEYS = { fail: 'fail@sandbox.test', return: 'return@sandbox
 const SETTLE_AFTER_SECONDS = 0.1;
 const RETURN_AFTER_SECONDS = 0.3;
 const POLL_SECONDS = 0.5; // future-dated jobs are not NOTIFYed: this queue is polled (pg-boss minimum 0.5 s)
-
-export type SandboxTransferJob = { idempotencyKey: string; step: 'settle' | 'return' };
 
 const resultOf = (row: sql.TransferRow): TransferResult => ({
   status: row.status,
@@ -90,7 +88,7 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
 }
 
 async function schedule(em: EntityManager, boss: PgBoss, job: SandboxTransferJob, afterSeconds: number) {
-  await sendInTx(em, boss, QUEUES.sandboxTransfer, job, { startAfter: afterSeconds });
+  await enqueue(boss, em, QUEUES.sandboxTransfer, job, { startAfter: afterSeconds });
 }
 
 // One step of a sandbox transfer's life (PROCESSING -> COMPLETED [-> RETURNED]); a repeated step changes nothing.
@@ -122,7 +120,8 @@ export async function workSandboxTransfers(
   report: TransferReport,
   settleEach: <T>(jobs: Job<T>[], run: (data: T) => Promise<void>) => Promise<JobResult[]>,
 ): Promise<void> {
-  await deps.boss.work<SandboxTransferJob>(
+  await work(
+    deps.boss,
     QUEUES.sandboxTransfer,
     {
       pollingIntervalSeconds: POLL_SECONDS,

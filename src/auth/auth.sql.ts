@@ -1,8 +1,7 @@
 // The statements of authentication (run through MikroORM's connection: `?` parameters): one query per request resolves
 // a credential to its user and merchant.
-const MERCHANT_COLUMNS = `m.id as merchant_id, m.status as merchant_status, m.name as merchant_name, m.city as
-    merchant_city,
-  m.kyc_status, m.acquirer_account_id, m.fee_bps, m.fee_fixed`;
+const MERCHANT_COLUMNS = `m.id as merchant_id, m.status as merchant_status, m.name as merchant_name,
+         m.city as merchant_city, m.kyc_status, m.acquirer_account_id, m.fee_bps, m.fee_fixed`;
 
 export type PrincipalRow = {
   user_id: string;
@@ -20,14 +19,22 @@ export type PrincipalRow = {
   key_stale?: boolean;
 };
 
-export const PRINCIPAL_BY_API_KEY = `select k.id as key_id, k.status as key_status,
-    (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as key_stale,
-    u.id as user_id, u.role, ${MERCHANT_COLUMNS}
-  from api_keys k join users u on u.id = k.user_id left join merchants m on m.user_id = u.id
-  where k.key_hash = ?`;
+export const PRINCIPAL_BY_API_KEY = `
+  select k.id as key_id, k.status as key_status,
+         (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as key_stale,
+         u.id as user_id, u.role, ${MERCHANT_COLUMNS}
+    from api_keys k
+    join users u on u.id = k.user_id
+    left join merchants m on m.user_id = u.id
+   where k.key_hash = ?`;
 
-export const PRINCIPAL_BY_USER = `select u.id as user_id, u.role, ${MERCHANT_COLUMNS}
-  from users u left join merchants m on m.user_id = u.id where u.id = ?`;
+export const PRINCIPAL_BY_USER = `
+  select u.id as user_id, u.role, ${MERCHANT_COLUMNS}
+    from users u
+    left join merchants m on m.user_id = u.id
+   where u.id = ?`;
 
 // lastUsedAt is kept to the minute: one write per key per minute, not one per request.
-export const TOUCH_API_KEY = 'update api_keys set last_used_at = now() where id = ?';
+export const TOUCH_API_KEY = `
+  update api_keys set last_used_at = now()
+   where id = ?`;

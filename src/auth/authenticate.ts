@@ -4,8 +4,11 @@ import type { RequestHandler } from 'express';
 import { AUTH_MESSAGES, ForbiddenError, NotFoundError, UnauthorizedError } from '../platform/errors.ts';
 import { resolvePrincipal } from './auth.service.ts';
 
+// `Bearer <token>`, read leniently (RFC 7235 allows one or more spaces; tabs and the scheme's case are forgiven too).
+const BEARER = /^bearer[ \t]+([^\s]+)$/i;
+
 // One bearer strategy for both credentials; a failure travels as a domain error so the spec's messages reach the
-// client.
+// client: every malformed or refused credential is a 401 with one of the spec's four messages, never a 400.
 export function createAuthenticator(jwtSecret: string): RequestHandler {
   const authenticator = new passport.Passport();
   authenticator.use(
@@ -18,15 +21,17 @@ export function createAuthenticator(jwtSecret: string): RequestHandler {
   );
   const bearer = authenticator.authenticate('bearer', { session: false, failWithError: true });
   return (req, res, next) => {
-    const header = req.headers.authorization;
-    if (!header || !header.trim()) return next(new UnauthorizedError(AUTH_MESSAGES.missingHeader));
-    if (!/^Bearer\s+\S+$/i.test(header.trim())) return next(new UnauthorizedError(AUTH_MESSAGES.invalidToken));
+    const header = req.headers.authorization?.trim();
+    if (!header) return next(new UnauthorizedError(AUTH_MESSAGES.missingHeader));
+    const token = BEARER.exec(header)?.[1];
+    if (!token) return next(new UnauthorizedError(AUTH_MESSAGES.invalidToken));
+    // passport-http-bearer splits on exactly one space: it is given the header in that canonical form
+    req.headers.authorization = `Bearer ${token}`;
     bearer(req, res, (err?: unknown) => {
-      // passport's own failure (no usable token) is a plain 401 without our message
+      // passport's own failures (400: a second token in the query or body; 401: none usable) carry no message of ours
       if (err && !(err instanceof UnauthorizedError) && !(err instanceof ForbiddenError)) {
-        return next(
-          (err as { status?: number }).status === 401 ? new UnauthorizedError(AUTH_MESSAGES.invalidToken) : err,
-        );
+        const status = (err as { status?: number }).status;
+        return next(status === 400 || status === 401 ? new UnauthorizedError(AUTH_MESSAGES.invalidToken) : err);
       }
       next(err);
     });

@@ -2,16 +2,22 @@ import jwt from 'jsonwebtoken';
 import { createHash, randomBytes } from 'node:crypto';
 
 export const JWT_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function signJwt(secret: string, userId: string, role: string): string {
   return jwt.sign({ role }, secret, { algorithm: 'HS256', subject: userId, expiresIn: JWT_LIFETIME_SECONDS });
 }
 
-// Returns the user id of a valid, unexpired token signed with our secret, or null.
+/**
+ * Returns the user id of a valid token signed with our secret, or null. Only what signJwt issues passes: HS256, an
+ * `exp` (jsonwebtoken accepts a token without one), issued (`iat`) at most 7 days ago whatever its `exp` says, and a
+ * UUID subject (anything else would reach the users query as a malformed uuid).
+ */
 export function verifyJwt(secret: string, token: string): string | null {
   try {
-    const payload = jwt.verify(token, secret, { algorithms: ['HS256'] });
-    return typeof payload === 'object' && typeof payload.sub === 'string' ? payload.sub : null;
+    const payload = jwt.verify(token, secret, { algorithms: ['HS256'], maxAge: JWT_LIFETIME_SECONDS });
+    if (typeof payload !== 'object' || typeof payload.exp !== 'number') return null;
+    return typeof payload.sub === 'string' && UUID.test(payload.sub) ? payload.sub : null;
   } catch {
     return null;
   }

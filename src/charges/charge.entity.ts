@@ -72,6 +72,10 @@ export const Charge = defineEntity({
     expiresIn: p.integer(),
     expiresAt: p.datetime(),
     customer: () => p.manyToOne(Customer).nullable(),
+    // The payer as this charge was created with: the customer (reused per merchant by document) keeps the latest.
+    payerName: p.string().length(100).nullable(),
+    payerEmail: p.string().length(254).nullable(),
+    payerPhone: p.string().length(20).nullable(),
     tracking: p.json<Record<string, string>>().nullable(),
     location: p.string().length(77),
     qrCode: p.text(),

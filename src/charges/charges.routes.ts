@@ -1,18 +1,14 @@
 import { Router } from 'express';
 import { matchedData } from 'express-validator';
-import type { Services } from '../platform/services.ts';
-import type { Acquirer } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { validate } from '../platform/validation.ts';
 import { createChargeRules, listChargesRules } from './charges.validation.ts';
-import { createCharge, getCharge, listCharges, type CreateChargeInput } from './charges.service.ts';
-import { requestRefund } from './returns.states.ts';
+import { chargeLocation, createCharge, getCharge, listCharges, type CreateChargeInput } from './charges.service.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 
-type Deps = Services & { acquirer: Acquirer };
-
 // /v1/charges (spec 4.6, 4.7; contract Charges).
-export function chargeRoutes(deps: Deps): Router {
+export function chargeRoutes(deps: AcquirerDeps): Router {
   const router = Router();
 
   router.post('/', ...validate(createChargeRules), async (req, res) => {
@@ -43,10 +39,15 @@ export function chargeRoutes(deps: Deps): Router {
     res.json({ charge: await getCharge(req.em, merchantIdOf(req), req.params.id) });
   });
 
-  router.post('/:id/refund', async (req, res) => {
-    // 202: the refund is final when the acquirer confirms it (charge.refunded); the charge stays PAID until then
-    res.status(202).json(await requestRefund(deps, req.em, merchantIdOf(req), req.params.id));
-  });
+  return router;
+}
 
+// GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (served by us in
+// sandbox).
+export function pixLocationRoutes(): Router {
+  const router = Router();
+  router.get('/qr/:txid', async (req, res) => {
+    res.json(await chargeLocation(req.em, req.params.txid));
+  });
   return router;
 }

@@ -1,20 +1,23 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import type { MerchantSnapshot } from '../auth/principal.ts';
-import { sandboxEndToEndId } from '../acquirer/sandbox.ts';
-import { BusinessRuleError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
+import { ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
-import { QUEUES } from '../platform/queue.ts';
+import { enqueue, QUEUES } from '../platform/queue.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
-import { Charge, type ChargeStatus, type ICharge } from './charge.entity.ts';
+import { Charge, type ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
-import type { CancelJob } from './charges.states.ts';
-
-type Deps = Services & { acquirer: Acquirer };
+import {
+  chargeRowView,
+  chargeView,
+  creationView,
+  locationView,
+  refundView,
+  type ChargeFields,
+} from './charges.view.ts';
 
 export type CustomerInput = { name: string; document: string; email?: string; phone?: string };
 export type CreateChargeInput = {
@@ -48,7 +51,7 @@ async function missingPrerequisites(em: EntityManager, merchantId: string): Prom
   return new ForbiddenError(missing.join('; ') || 'Pré-requisitos da cobrança mudaram; tente novamente');
 }
 
-type NewCharge = sql.ChargeFields & {
+type NewCharge = ChargeFields & {
   merchantId: string;
   location: string;
   idempotencyKey: string | null;
@@ -75,6 +78,7 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     c.expiresAt,
   ];
   const rest = [c.tracking ? JSON.stringify(c.tracking) : null, c.location, c.qrCode, c.idempotencyKey, c.requestHash];
+  const payer = [customer?.name, customer?.email ?? null, customer?.phone ?? null]; // the charge's own copy
   const guard = [c.merchantId, c.merchantId];
   if (!customer) {
     const rows = await em.execute<{ id: string }[]>(sql.INSERT_CHARGE, [...values, ...rest, ...guard]);
@@ -89,18 +93,11 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     customer.phone ?? null,
     ...guard,
     ...values,
+    ...payer,
     ...rest,
   ]);
   return rows.length ? { customer: rows[0] } : null;
 }
-
-// The creation's body, whatever happened to the charge since (an idempotent replay answers with it, contract).
-const creationView = (c: ICharge) =>
-  sql.chargeView(
-    { ...c, status: 'PENDING', endToEndId: null, paidAt: null, canceledAt: null, refundedAt: null },
-    c.customer ?? null,
-    { image: true, tracking: true },
-  );
 
 /**
  * The charge's txid (API Pix: 26..35 alphanumerics). With an idempotency key it is derived from the merchant and the key,
@@ -118,7 +115,7 @@ function txidFor(id: string, merchantId: string, idempotencyKey: string | undefi
  * written (a retry with the same x-idempotency-key may then succeed).
  */
 export async function createCharge(
-  deps: Pick<Deps, 'acquirer' | 'config' | 'boss'>,
+  deps: Pick<AcquirerDeps, 'acquirer' | 'config' | 'boss'>,
   em: EntityManager,
   merchant: MerchantSnapshot,
   input: CreateChargeInput,
@@ -149,7 +146,7 @@ export async function createCharge(
           merchant: { name: merchant.name, city: merchant.city },
         });
         const createdAt = new Date();
-        const charge: sql.ChargeFields = {
+        const charge: ChargeFields = {
           id,
           txid,
           amount: input.amount,
@@ -169,17 +166,17 @@ export async function createCharge(
         );
         if (!inserted) {
           // a prerequisite went away meanwhile: the charge the acquirer registered must not stay payable
-          await deps.boss.send(QUEUES.chargeCancel, { txid } satisfies CancelJob);
+          await enqueue(deps.boss, null, QUEUES.chargeCancel, { txid });
           throw await missingPrerequisites(em, merchantId);
         }
-        return sql.chargeView(charge, inserted.customer, { image: true, tracking: true });
+        return chargeView(charge, inserted.customer, { image: true, tracking: true });
       },
     },
   );
   return { charge: result, replayed };
 }
 
-async function findCharge(em: EntityManager, merchantId: string, id: string) {
+export async function findCharge(em: EntityManager, merchantId: string, id: string) {
   const charge = isUuid(id) ? await em.findOne(Charge, { id, merchant: merchantId }, { populate: ['customer'] }) : null;
   if (!charge) throw new NotFoundError('Cobrança não encontrada');
   return charge;
@@ -188,10 +185,10 @@ async function findCharge(em: EntityManager, merchantId: string, id: string) {
 // GET /v1/charges/:id: one charge, with its image, tracking and latest refund.
 export async function getCharge(em: EntityManager, merchantId: string, id: string) {
   const charge = await findCharge(em, merchantId, id);
-  const [refund] = await em.execute<sql.RefundRow[]>(sql.LATEST_REFUND, [charge.id]);
+  const [refund] = await em.execute<sql.RefundViewRow[]>(sql.LATEST_REFUND, [charge.id]);
   return {
-    ...sql.chargeView(charge, charge.customer ?? null, { image: true, tracking: true }),
-    refund: refund ? sql.refundView(refund) : null,
+    ...chargeView(charge, charge.customer ?? null, { image: true, tracking: true }),
+    refund: refund ? refundView(refund) : null,
   };
 }
 
@@ -208,50 +205,12 @@ export async function listCharges(
     q.page,
     q.limit,
   );
-  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => sql.chargeRowView(r)) };
+  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => chargeRowView(r)) };
 }
 
-// Every payment notification, from a real acquirer or the sandbox, enters here and is settled by the worker.
-export async function acceptPayments(
-  { boss }: Pick<Deps, 'boss'>,
-  notifications: PaymentNotification[],
-): Promise<void> {
-  for (const n of notifications) await boss.send(QUEUES.acquirerNotification, n, { singletonKey: n.endToEndId });
-}
-
-// Sandbox: the payer pays a PENDING charge; the same notification a real acquirer sends, through the same queue.
-export async function simulatePayment(deps: Pick<Deps, 'boss'>, em: EntityManager, merchantId: string, id: string) {
-  const charge = await findCharge(em, merchantId, id);
-  if (charge.status !== 'PENDING') throw new BusinessRuleError('Cobrança não está pendente');
-  const endToEndId = sandboxEndToEndId();
-  await acceptPayments(deps, [
-    { txid: charge.txid, endToEndId, amount: charge.amount, paidAt: new Date().toISOString() },
-  ]);
-  return { endToEndId };
-}
-
-// GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (sandbox), shaped
-// like the API Pix cob.
+// GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (sandbox).
 export async function chargeLocation(em: EntityManager, txid: string) {
   const [c] = await em.execute<sql.LocationRow[]>(sql.LOCATION, [txid]);
   if (!c) throw new NotFoundError('Cobrança não encontrada');
-  return {
-    txid: c.txid,
-    revisao: 0,
-    status:
-      c.status === 'PENDING'
-        ? 'ATIVA'
-        : c.status === 'PAID' || c.status === 'REFUNDED'
-          ? 'CONCLUIDA'
-          : 'REMOVIDA_PELO_PSP',
-    calendario: {
-      criacao: new Date(c.created_at).toISOString(),
-      apresentacao: new Date().toISOString(),
-      expiracao: c.expires_in,
-    },
-    valor: { original: (c.amount / 100).toFixed(2) },
-    chave: c.pix_key,
-    solicitacaoPagador: c.description,
-    recebedor: { nome: c.merchant_name },
-  };
+  return locationView(c);
 }

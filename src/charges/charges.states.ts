@@ -1,18 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
 import { pgArray } from '../platform/sql.ts';
-import { jobsIn, QUEUES } from '../platform/queue.ts';
+import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { accounts, postMany } from '../ledger/ledger.service.ts';
 import { recordEvents } from '../webhooks/events.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
+import { chargeRowView } from './charges.view.ts';
 
 /**
  * Every status change of a charge. Each transition is one guarded UPDATE (`where status in (from)`), so it happens once
  * whatever the concurrency, and commits with its event and its ledger posting in the caller's transaction. Creation
- * (-> PENDING) is in charges.service.ts; the payments and refunds that drive these are in settlement.ts and
- * returns.states.ts.
+ * (-> PENDING) is in charges.service.ts; the payments and refunds that drive these are in src/payments/settlement.ts
+ * and src/refunds/refunds.states.ts.
  */
 export const CHARGE_TRANSITIONS = {
   // a confirmed payment of the amount, dated within the validity; CANCELED only when the expiry came after the payment
@@ -24,10 +25,10 @@ export const CHARGE_TRANSITIONS = {
 } as const satisfies Record<string, { from: readonly ChargeStatus[]; to: ChargeStatus; event: string | null }>;
 
 const T = CHARGE_TRANSITIONS;
-const PAY = sql.PAY(T.pay.from);
-const EXPIRE_ONE = sql.EXPIRE_ONE(T.expire.from);
-const EXPIRE_DUE = sql.EXPIRE_DUE(T.expire.from);
-const REFUND = sql.REFUND(T.refund.from);
+const PAY = sql.PAY(T.pay);
+const EXPIRE_ONE = sql.EXPIRE_ONE(T.expire);
+const EXPIRE_DUE = sql.EXPIRE_DUE(T.expire);
+const REFUND = sql.REFUND(T.refund);
 
 // What a payment did: paid its charge, was a redelivery of one that did, or paid nothing (and why).
 export type PayOutcome = 'paid' | 'duplicate' | 'late' | 'already_paid' | 'unknown' | 'mismatch';
@@ -36,13 +37,14 @@ export type PayOutcome = 'paid' | 'duplicate' | 'late' | 'already_paid' | 'unkno
  * pay, in the caller's transaction: each charge PAID, its charge.paid event (with its deliveries) and the ledger split
  * (acquirer -> merchant net + platform fee). Duplicate notifications serialise on the row and find it PAID, so nothing is
  * credited twice. A batch costs the statements of one payment and locks each ledger account once. Notifications for
- * the same charge within a batch are taken in order, one per round, so the first that qualifies pays.
+ * the same charge within a batch are taken in order, one per round, so the first that qualifies pays. Returns each
+ * notification's outcome and the merchants credited.
  */
 export async function payCharges(
   deps: Pick<Services, 'boss'>,
   tx: EntityManager,
   batch: PaymentNotification[],
-): Promise<PayOutcome[]> {
+): Promise<{ outcomes: PayOutcome[]; credited: string[] }> {
   const outcomes: PayOutcome[] = new Array(batch.length);
   const paid: sql.MerchantChargeRow[] = [];
   let pending = batch.map((n, i) => ({ n, i }));
@@ -63,7 +65,7 @@ export async function payCharges(
     }
     paid.push(...rows);
   }
-  const data = (r: sql.MerchantChargeRow) => sql.chargeRowView(r, { tracking: true });
+  const data = (r: sql.MerchantChargeRow) => chargeRowView(r, { tracking: true });
   await recordEvents(
     tx,
     deps.boss,
@@ -82,13 +84,7 @@ export async function payCharges(
       ],
     })),
   );
-  // merchants who owe open MED infractions: their new credit is blocked right after (infractions.cover)
-  if (paid.length) {
-    const ids = `{${[...new Set(paid.map((r) => r.merchant_id))].join(',')}}`;
-    for (const { merchant_id } of await tx.execute<{ merchant_id: string }[]>(sql.MERCHANTS_OWED, [ids]))
-      await deps.boss.send(QUEUES.infractionsCover, { merchantId: merchant_id }, { db: jobsIn(tx) });
-  }
-  return outcomes;
+  return { outcomes, credited: paid.map((r) => r.merchant_id) };
 }
 
 // Why a payment paid nothing; a payment dated after the expiry of a still-PENDING charge expires it.
@@ -114,24 +110,22 @@ async function whyNotPaid(tx: EntityManager, n: PaymentNotification): Promise<Pa
  * expire: PENDING charges past createdAt + expiresIn become CANCELED (the sweep, every minute). With a real acquirer each
  * one's cob is removed there too (a job per charge, committed with the sweep).
  */
-export async function expireCharges(deps: Pick<Services, 'boss'> & { acquirer: Acquirer }, em: EntityManager) {
+export async function expireCharges(deps: Pick<AcquirerDeps, 'boss' | 'acquirer'>, em: EntityManager) {
   return em.transactional(async (tx) => {
     const rows = await tx.execute<{ id: string; txid: string }[]>(EXPIRE_DUE);
     if (rows.length && deps.acquirer.name !== 'sandbox') {
-      const jobs = rows.map((r) => ({ data: { txid: r.txid } satisfies CancelJob, singletonKey: r.txid }));
-      await deps.boss.insert(QUEUES.chargeCancel, jobs, { db: jobsIn(tx) });
+      const jobs = rows.map((r) => ({ data: { txid: r.txid }, singletonKey: r.txid }));
+      await enqueueMany(deps.boss, tx, QUEUES.chargeCancel, jobs);
     }
     return rows.length;
   });
 }
 
-export type CancelJob = { txid: string };
-
 // refund, in the caller's transaction: the charge REFUNDED and its charge.refunded event; null when it was not PAID.
 export async function markRefunded(deps: Pick<Services, 'boss'>, tx: EntityManager, chargeId: string) {
   const [row] = await tx.execute<sql.MerchantChargeRow[]>(REFUND, [chargeId]);
   if (!row) return null;
-  const view = sql.chargeRowView(row, { tracking: true });
+  const view = chargeRowView(row, { tracking: true });
   await recordEvents(tx, deps.boss, [{ merchantId: row.merchant_id, type: T.refund.event, data: view }]);
   return view;
 }

@@ -1,6 +1,7 @@
 import { body } from 'express-validator';
 import { idempotencyKeyRule, listQueryRules, singleQuery } from '../platform/validation.ts';
 import { isValidDocument, normalizeDocument } from '../pix/documents.ts';
+import { stripBidiControls } from '../pix/text.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';
 
 export const TRACKING_FIELDS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'src', 'sck'];
@@ -17,6 +18,7 @@ export const createChargeRules = [
     .isString()
     .withMessage('description é obrigatório')
     .bail()
+    .customSanitizer(stripBidiControls) // the payer reads it (src/pix/text.ts)
     .trim()
     .isLength({ min: 1, max: 255 })
     .withMessage('description deve ter de 1 a 255 caracteres'),
@@ -30,6 +32,7 @@ export const createChargeRules = [
     .isString()
     .withMessage('customer.name é obrigatório')
     .bail()
+    .customSanitizer(stripBidiControls)
     .trim()
     .isLength({ min: 1, max: 100 })
     .withMessage('customer.name deve ter de 1 a 100 caracteres'),

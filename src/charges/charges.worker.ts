@@ -1,38 +1,17 @@
-import type { Job } from 'pg-boss';
-import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING, settleEach } from '../platform/queue.ts';
-import { expireCharges, type CancelJob, type PayOutcome } from './charges.states.ts';
-import { settlePayments } from './settlement.ts';
-import { reconcileRefunds, sendRefund, type RefundJob } from './returns.states.ts';
-import { acceptPayments } from './charges.service.ts';
-import * as sql from './charges.sql.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
+import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
+import { expireCharges } from './charges.states.ts';
 
-type Deps = Services & { acquirer: Acquirer };
-// Told of each settled batch's outcomes after its commit (the settlement lag metric).
-type Settled = (batch: PaymentNotification[], outcomes: PayOutcome[]) => void;
-
-const SETTLE_BATCH = 50;
 const BATCH = 10;
 const EVERY_MINUTE = '* * * * *';
 
-// The worker's charge duties: settle notified payments, send devoluções, expire charges, reconcile with the acquirer.
-export async function registerCharges(deps: Deps, settled: Settled = () => {}): Promise<void> {
-  const { boss, config, acquirer } = deps;
+// The worker's charge duties: expire charges past their validity, and remove their cob at the acquirer.
+export async function registerCharges(deps: AcquirerDeps): Promise<void> {
+  const { boss, acquirer } = deps;
   const log = deps.logger.child({ module: 'charges' });
   const ctx = { ...deps, logger: log };
-  await boss.work<PaymentNotification>(
-    QUEUES.acquirerNotification,
-    { ...WORK_POLLING, batchSize: SETTLE_BATCH, burstWhenBatchFull: true },
-    (jobs) => settleBatch(ctx, jobs, settled),
-  );
-  // Batches + burst: devoluções queued while the worker was down drain at once, each job settled on its own.
-  await boss.work<RefundJob>(
-    QUEUES.refundSend,
-    { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
-    (jobs) => settleEach(jobs, (data) => sendRefund(ctx, data.refundId)),
-  );
-  await boss.work<CancelJob>(
+  await work(
+    boss,
     QUEUES.chargeCancel,
     { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
     (jobs) => settleEach(jobs, (data) => acquirer.cancelCharge(data.txid)),
@@ -42,61 +21,4 @@ export async function registerCharges(deps: Deps, settled: Settled = () => {}): 
     if (expired) log.info({ expired }, 'charges expired');
   });
   await boss.schedule(QUEUES.chargesExpire, EVERY_MINUTE);
-  await boss.work(QUEUES.refundReconcile, WORK_POLLING, async () => {
-    const summary = await reconcileRefunds(ctx, { olderThanSeconds: config.refundReconcileAfterSeconds });
-    if (summary.checked) log.info(summary, 'refunds reconciled');
-  });
-  await boss.schedule(QUEUES.refundReconcile, EVERY_MINUTE);
-  if (config.apipix) {
-    const windowMs = config.apipix.reconcileWindowSeconds * 1000;
-    await boss.work(QUEUES.paymentsReconcile, WORK_POLLING, async () => {
-      const found = await reconcilePayments(ctx, new Date(Date.now() - windowMs), new Date());
-      if (found) log.warn({ found }, 'payments never notified by the acquirer: settling them');
-    });
-    await boss.schedule(QUEUES.paymentsReconcile, EVERY_MINUTE);
-  }
-}
-
-/**
- * A batch of notified payments: each is confirmed with the acquirer (nothing in a notification is trusted), then
- * whatever is confirmed settles together in one transaction. A payment the acquirer does not confirm changes nothing;
- * one it could not be asked about is retried. Should the batch fail, its payments settle one by one, so one bad
- * notification never holds the others back; settlement is idempotent, a retry never pays twice.
- */
-async function settleBatch(deps: Deps, jobs: Job<PaymentNotification>[], settled: Settled): Promise<void> {
-  const { boss, logger: log } = deps;
-  // failed as the attempts this worker holds (id + retryCount): a claim that lapsed to another worker is left alone
-  const fail = (job: Job<PaymentNotification>, reason: unknown) =>
-    boss.fail(QUEUES.acquirerNotification, { id: job.id, retryCount: job.retryCount }, { message: String(reason) });
-  const asked = await Promise.allSettled(jobs.map((j) => deps.acquirer.confirmPayment(j.data)));
-  const confirmed: { job: Job<PaymentNotification>; payment: PaymentNotification }[] = [];
-  for (const [i, job] of jobs.entries()) {
-    const r = asked[i];
-    if (r.status === 'rejected') await fail(job, r.reason);
-    else if (r.value) confirmed.push({ job, payment: r.value });
-    else log.warn({ endToEndId: job.data.endToEndId }, 'payment not confirmed by the acquirer: ignored');
-  }
-  if (confirmed.length === 0) return;
-  const settle = async (payments: PaymentNotification[]) =>
-    settled(payments, await settlePayments(deps, deps.orm.em.fork(), payments));
-  try {
-    await settle(confirmed.map((c) => c.payment));
-  } catch (err) {
-    if (confirmed.length === 1) throw err;
-    log.warn({ err, payments: confirmed.length }, 'batch settlement failed, settling its payments one by one');
-    for (const c of confirmed) await settle([c.payment]).catch((e: unknown) => fail(c.job, e));
-  } // returning completes the jobs still active: all of them, or all but the failed ones
-}
-
-// Payments the acquirer received in [from, to) that this service never heard of are settled as if just notified.
-async function reconcilePayments(deps: Deps, from: Date, to: Date): Promise<number> {
-  const seen: PaymentNotification[] = [];
-  for await (const p of deps.acquirer.paymentsBetween(from, to)) seen.push(p);
-  if (seen.length === 0) return 0;
-  const ids = `{${seen.map((p) => p.endToEndId).join(',')}}`;
-  const known = await deps.orm.em.fork().execute<{ end_to_end_id: string }[]>(sql.KNOWN_PAYMENTS, [ids, ids]);
-  const knownIds = new Set(known.map((k) => k.end_to_end_id));
-  const missing = seen.filter((p) => !knownIds.has(p.endToEndId));
-  await acceptPayments(deps, missing);
-  return missing.length;
 }

@@ -2,6 +2,7 @@ import { createLogger } from '../platform/logger.ts';
 import { OpsError, type Command, type OpsContext } from '../platform/ops.ts';
 import { decide, type Outcome } from './infractions.states.ts';
 import * as sql from './infractions.sql.ts';
+import { infractionView } from './infractions.view.ts';
 
 const OUTCOMES: [Outcome, string][] = [
   ['accept', 'ACCEPTED: the payer gets the amount back (block consumed, charge REFUNDED, infraction.refund_completed)'],
@@ -12,12 +13,11 @@ const OUTCOMES: [Outcome, string][] = [
 const decideCommand = ([outcome, summary]: [Outcome, string]): Command => ({
   name: `infraction:${outcome}`,
   summary,
-  flags: { id: { type: 'string', description: 'the infraction id' } },
+  flags: { id: { type: 'string', required: true, description: 'the infraction id' } },
   async run({ em, config, boss }: OpsContext, flags) {
-    if (typeof flags.id !== 'string') throw new OpsError('--id is required');
     const deps = { config, boss: await boss(), logger: createLogger('silent', 'ops') };
-    const infraction = await decide(deps, em, flags.id, outcome);
-    if (!infraction) throw new OpsError(`infraction ${flags.id} is already decided`);
+    const infraction = await decide(deps, em, String(flags.id), outcome);
+    if (!infraction) throw new OpsError(`infraction ${String(flags.id)} is already decided`);
     return { infraction };
   },
 });
@@ -39,7 +39,7 @@ export const infractionCommands: Command[] = [
       return {
         count: rows.length,
         infractions: rows.map((r) => ({
-          ...sql.infractionView(r),
+          ...infractionView(r),
           merchantId: r.merchant_id,
           merchant: r.merchant_name,
           shortfall: r.shortfall,

@@ -1,16 +1,13 @@
 import { Router } from 'express';
 import { body, matchedData } from 'express-validator';
-import type { Services } from '../platform/services.ts';
-import type { Acquirer } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { listQueryRules, validate } from '../platform/validation.ts';
 import { defend, openInfraction } from './infractions.states.ts';
 import { getInfraction, listInfractions } from './infractions.service.ts';
 
-type Deps = Services & { acquirer: Acquirer };
-
 // /v1/infractions (contract "Infractions (MED)"): the merchant's disputes, newest first, and its defence.
-export function infractionRoutes(deps: Deps): Router {
+export function infractionRoutes(deps: AcquirerDeps): Router {
   const router = Router();
   router.get('/', ...validate(listQueryRules), async (req, res) => {
     const { page = 1, limit = 20 } = matchedData(req, { locations: ['query'] }) as { page?: number; limit?: number };
@@ -39,7 +36,7 @@ export function infractionRoutes(deps: Deps): Router {
 }
 
 // POST /v1/sandbox/charges/:id/infraction (ACQUIRER=sandbox): the payer's bank opens a MED infraction on a PAID charge.
-export function sandboxInfractionRoutes(deps: Deps): Router {
+export function sandboxInfractionRoutes(deps: AcquirerDeps): Router {
   const router = Router();
   router.post(
     '/charges/:id/infraction',

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { isUuid } from '../platform/base.entity.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import * as sql from './infractions.sql.ts';
+import { infractionView } from './infractions.view.ts';
 
 // GET /v1/infractions: newest first, paginated like the other lists.
 export async function listInfractions(em: EntityManager, merchantId: string, page: number, limit: number) {
@@ -13,12 +14,12 @@ export async function listInfractions(em: EntityManager, merchantId: string, pag
   const total = rows.length
     ? Number(rows[0].total)
     : Number((await em.execute<{ n: string }[]>(sql.COUNT, [merchantId]))[0].n);
-  return { page, limit, total, infractions: rows.map(sql.infractionView) };
+  return { page, limit, total, infractions: rows.map(infractionView) };
 }
 
 // GET /v1/infractions/:id (404 for unknown ids and other merchants' ids).
 export async function getInfraction(em: EntityManager, merchantId: string, id: string) {
   const [row] = isUuid(id) ? await em.execute<sql.InfractionRow[]>(sql.FOR_MERCHANT, [id, merchantId]) : [];
   if (!row) throw new NotFoundError('Infração não encontrada');
-  return sql.infractionView(row);
+  return infractionView(row);
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
-import type { Acquirer, AcquirerInfraction } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps, AcquirerInfraction } from '../acquirer/acquirer.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { recordEvent, recordEvents } from '../webhooks/events.ts';
@@ -9,6 +9,7 @@ import { accounts, post } from '../ledger/ledger.service.ts';
 import { markRefunded } from '../charges/charges.states.ts';
 import type { InfractionStatus } from './infraction.entity.ts';
 import * as sql from './infractions.sql.ts';
+import { infractionView, type InfractionView } from './infractions.view.ts';
 
 type Deps = Pick<Services, 'boss' | 'config' | 'logger'>;
 
@@ -30,7 +31,8 @@ export const INFRACTION_TRANSITIONS = {
 
 export type Outcome = 'accept' | 'reject' | 'cancel';
 const T = INFRACTION_TRANSITIONS;
-const DEFEND = sql.DEFEND(T.defend.from);
+const DEFEND = sql.DEFEND(T.defend);
+const DECIDE = { accept: sql.TRANSITION(T.accept), reject: sql.TRANSITION(T.reject), cancel: sql.TRANSITION(T.cancel) };
 
 const NOT_FOUND = 'Infração não encontrada';
 export const NOT_PAID = 'Apenas cobranças pagas podem receber uma infração';
@@ -39,7 +41,7 @@ const REFUND_IN_PROGRESS = 'Esta cobrança tem um estorno em andamento';
 export const DEFENSE_CLOSED = 'A defesa só pode ser enviada enquanto a infração está aberta e dentro do prazo';
 
 const emit = (tx: EntityManager, deps: Deps, r: sql.InfractionRow, type: EventType) =>
-  recordEvent(tx, deps.boss, r.merchant_id, type, sql.infractionView(r));
+  recordEvent(tx, deps.boss, r.merchant_id, type, infractionView(r));
 
 async function lockedAvailable(tx: EntityManager, merchantId: string): Promise<number> {
   const [row] = await tx.execute<{ balance: string }[]>(sql.LOCK_BALANCE, [accounts.available(merchantId)]);
@@ -62,7 +64,7 @@ export async function openInfraction(
     acquirerId?: string;
     deadlineAt?: Date;
   },
-): Promise<sql.InfractionView> {
+): Promise<InfractionView> {
   if (!isUuid(input.chargeId)) throw new NotFoundError('Cobrança não encontrada');
   const row = await em.transactional(async (tx) => {
     const [c] = await tx.execute<{ id: string; merchant_id: string; amount: number; status: string }[]>(sql.CHARGE, [
@@ -97,7 +99,7 @@ export async function openInfraction(
     return r;
   });
   deps.logger.info({ infraction: row.id, charge: row.charge_id, shortfall: row.shortfall }, 'infraction opened');
-  return sql.infractionView(row);
+  return infractionView(row);
 }
 
 /**
@@ -136,12 +138,12 @@ export async function coverAll(deps: Deps, em: EntityManager): Promise<number> {
  * acquirer that is down is a 503 and nothing changes), then UNDER_REVIEW with `infraction.updated`.
  */
 export async function defend(
-  deps: Deps & { acquirer: Acquirer },
+  deps: Deps & Pick<AcquirerDeps, 'acquirer'>,
   em: EntityManager,
   merchantId: string,
   id: string,
   text: string,
-): Promise<sql.InfractionView> {
+): Promise<InfractionView> {
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   const [current] = await em.execute<sql.InfractionRow[]>(sql.FOR_MERCHANT, [id, merchantId]);
   if (!current) throw new NotFoundError(NOT_FOUND);
@@ -154,7 +156,7 @@ export async function defend(
     await emit(tx, deps, r, 'infraction.updated');
     return r;
   });
-  return sql.infractionView(row);
+  return infractionView(row);
 }
 
 /**
@@ -168,10 +170,10 @@ export async function decide(
   em: EntityManager,
   id: string,
   outcome: Outcome,
-): Promise<sql.InfractionView | null> {
+): Promise<InfractionView | null> {
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   const row = await em.transactional(async (tx) => {
-    const [r] = await tx.execute<sql.InfractionRow[]>(sql.TRANSITION(T[outcome].from), [T[outcome].to, id]);
+    const [r] = await tx.execute<sql.InfractionRow[]>(DECIDE[outcome], [id]);
     if (!r) {
       if (!(await tx.execute(sql.BY_ID, [id])).length) throw new NotFoundError(NOT_FOUND);
       return null; // decided already
@@ -188,8 +190,8 @@ export async function decide(
       ]);
       await markRefunded(deps, tx, r.charge_id);
       await recordEvents(tx, deps.boss, [
-        { merchantId: m, type: 'infraction.updated', data: sql.infractionView(r) },
-        { merchantId: m, type: 'infraction.refund_completed', data: sql.infractionView(r) },
+        { merchantId: m, type: 'infraction.updated', data: infractionView(r) },
+        { merchantId: m, type: 'infraction.refund_completed', data: infractionView(r) },
       ]);
     } else {
       if (r.blocked > 0)
@@ -202,7 +204,7 @@ export async function decide(
     return r;
   });
   if (row) deps.logger.info({ infraction: id, status: row.status }, 'infraction decided');
-  return row ? sql.infractionView(row) : null;
+  return row ? infractionView(row) : null;
 }
 
 // One infraction as the acquirer lists it: opened once (by its id), then moved along as the acquirer moves it.

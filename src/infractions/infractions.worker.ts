@@ -1,21 +1,17 @@
-import type { Services } from '../platform/services.ts';
-import type { Acquirer } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING } from '../platform/queue.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
+import { QUEUES, WORK_POLLING, work } from '../platform/queue.ts';
 import { applyAcquirerInfraction, coverAll, coverShortfall } from './infractions.states.ts';
 
-type Deps = Services & { acquirer: Acquirer };
 const EVERY_MINUTE = '* * * * *';
 // how far back each poll asks the acquirer for infractions it created or changed
 const POLL_WINDOW_MS = 7 * 24 * 3600_000;
 
-export type CoverJob = { merchantId?: string };
-
 // The worker's MED duties: block credits owed to open infractions; with a PSP, poll its infractions.
-export async function registerInfractions(deps: Deps): Promise<void> {
+export async function registerInfractions(deps: AcquirerDeps): Promise<void> {
   const { boss, orm, acquirer } = deps;
   const log = deps.logger.child({ module: 'infractions' });
   const ctx = { ...deps, logger: log };
-  await boss.work<CoverJob>(QUEUES.infractionsCover, WORK_POLLING, async ([job]) => {
+  await work(boss, QUEUES.infractionsCover, WORK_POLLING, async ([job]) => {
     const covered = job.data?.merchantId
       ? await coverShortfall(ctx, orm.em.fork(), job.data.merchantId)
       : await coverAll(ctx, orm.em.fork());

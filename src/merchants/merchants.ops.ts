@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { OpsError, type Command } from '../platform/ops.ts';
+import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
 import { User } from '../auth/user.entity.ts';
 import { Merchant, type IMerchant } from './merchant.entity.ts';
 import { merchantView } from './merchants.service.ts';
@@ -44,7 +44,7 @@ function merchantCommand(
 function nonNegativeInt(value: unknown, flag: string, max: number): number {
   const n = Number(value);
   if (typeof value !== 'string' || !/^\d+$/.test(value) || n > max)
-    throw new OpsError(`--${flag} must be an integer from 0 to ${max}`);
+    throw new OpsUsageError(`--${flag} must be an integer from 0 to ${max}`);
   return n;
 }
 
@@ -63,7 +63,8 @@ export const merchantCommands: Command[] = [
         throw new OpsError('KYC must be approved before configuring the acquirer account');
       const account =
         flags.account === undefined ? `sandbox-${randomBytes(6).toString('hex')}` : String(flags.account).trim();
-      if (!/^[\w.:-]{1,100}$/.test(account)) throw new OpsError('--account must be 1-100 characters [A-Za-z0-9_.:-]');
+      if (!/^[\w.:-]{1,100}$/.test(account))
+        throw new OpsUsageError('--account must be 1-100 characters [A-Za-z0-9_.:-]');
       m.acquirerAccountId = account;
     },
     { account: { type: 'string', description: 'acquirer account id (default: a generated sandbox id)' } },

@@ -2,11 +2,16 @@
 // docs/performance.md): a cheap segmentation (digit and upper-case runs numeric/alphanumeric, the rest byte), and the
 // eight masks scored with qrcode's own penalty rules (ISO 18004 N1-N4) over bit rows and columns.
 // The unit test proves the result equals QRCode.create with the same segments.
-import { createRequire } from 'node:module';
 import QRCode, { type QRCodeSegment } from 'qrcode';
 
-const require = createRequire(import.meta.url);
-const FormatInfo = require('qrcode/lib/core/format-info.js') as { getEncodedBits(ecl: unknown, mask: number): number };
+// The 15 format bits of level M and each mask (ISO/IEC 18004 7.9.1): the level (M = 00) and the mask, a BCH(15,5) code
+// over them (generator x^10+x^8+x^5+x^4+x^2+x+1), XOR 101010000010010. Computed here rather than read from qrcode's
+// private lib/core/format-info.js; the test's comparison with QRCode.create covers every mask.
+const FORMAT_BITS = Array.from({ length: 8 }, (_, mask) => {
+  let rem = mask << 10;
+  for (let i = 14; i >= 10; i--) if ((rem >> i) & 1) rem ^= 0b10100110111 << (i - 10);
+  return ((mask << 10) | rem) ^ 0b101010000010010;
+});
 
 const MASKS: ((i: number, j: number) => boolean)[] = [
   (i, j) => (i + j) % 2 === 0,
@@ -211,7 +216,7 @@ export function qrMatrix(payload: string): {
   const format = formatPositions(size);
   // The format bits of mask p and the always-dark module, written over a masked matrix (bytes or bits).
   const fixed = (p: number, set: (r: number, c: number, v: number) => void) => {
-    const bits = FormatInfo.getEncodedBits(sym.errorCorrectionLevel, p);
+    const bits = FORMAT_BITS[p];
     for (let k = 0; k < 15; k++) {
       const [[vr, vc], [hr, hc]] = format[k];
       set(vr, vc, (bits >> k) & 1);

@@ -1,4 +1,4 @@
-import { parseKeyring } from './secrets.ts';
+import { developmentKeyring, NO_KEYS, parseKeyring, SecretKeyError } from './secrets.ts';
 
 // The one place that reads the environment. Every process calls loadConfig() once at start.
 export type Config = ReturnType<typeof loadConfig>;
@@ -32,12 +32,31 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-// Express's `trust proxy`: hops to trust (a number), true/false, or addresses/subnets separated by commas.
-function trustProxy(raw: string | undefined): number | boolean | string {
-  if (raw === undefined || raw === '') return 1; // behind one platform router (Heroku-style)
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  if (/^\d+$/.test(raw)) return Number(raw);
-  return raw;
+/**
+ * Express's `trust proxy`: which X-Forwarded-For entries may name the client (its IP keys the per-IP limits and the
+ * logs). Unset: one hop on Heroku (DYNO is set; its router appends the address it saw), none elsewhere (the socket's
+ * address). A setting that lets a client choose its own IP is warned about at start (docs/deploying.md).
+ */
+function trustProxy(env: NodeJS.ProcessEnv): {
+  trustProxy: number | boolean | string;
+  trustProxyWarning: string | null;
+} {
+  const raw = env.TRUST_PROXY?.trim();
+  const platformHops = env.DYNO ? 1 : 0;
+  if (!raw) return { trustProxy: platformHops, trustProxyWarning: null };
+  const value = raw === 'true' || raw === 'false' ? raw === 'true' : /^\d+$/.test(raw) ? Number(raw) : raw;
+  let warning: string | null = null;
+  if (value === true) {
+    warning = 'TRUST_PROXY=true takes the first X-Forwarded-For entry, which any client writes';
+  } else if (typeof value === 'number' && value > platformHops) {
+    warning =
+      `TRUST_PROXY=${value} trusts ${value} proxy hop(s)${platformHops ? ' (Heroku has 1)' : ' and no known platform was detected'}:` +
+      ' right only if every request passes through exactly that many proxies; a client reaching the API directly' +
+      ' chooses its own IP with X-Forwarded-For';
+  } else if ((value === false || value === 0) && platformHops) {
+    warning = `TRUST_PROXY=${raw} behind Heroku's router: every client gets the router's IP and shares one per-IP budget`;
+  }
+  return { trustProxy: value, trustProxyWarning: warning };
 }
 
 // Largest JSON body the API parses (bytes, or with a kb/mb unit as body-parser reads it).
@@ -48,43 +67,87 @@ function bodyLimit(raw: string | undefined): string {
   return raw;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
-  const nodeEnv = env.NODE_ENV || 'development';
+function poolMode(raw: string | undefined): 'session' | 'transaction' {
+  if (raw === undefined || raw === '' || raw === 'session' || raw === 'transaction') return raw || 'session';
+  throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${raw}"`);
+}
+
+// What each entry point cannot run without when development defaults are off (docs/deploying.md, "Secrets, NODE_ENV and what each process needs"):
+// api signs JWTs, checks the acquirer's HMAC, seals webhook secrets and serves /metrics; webhooks opens the secrets
+// to sign deliveries; worker needs none of them; a tool (migrate, ops, npm start) checks what it uses itself.
+export type Role = 'api' | 'worker' | 'webhooks' | 'tool';
+const SECRETS_OF: Record<Role, readonly string[]> = {
+  api: ['JWT_SECRET', 'ACQUIRER_WEBHOOK_SECRET', 'SECRETS_KEYS'],
+  worker: [],
+  webhooks: ['SECRETS_KEYS'],
+  tool: [],
+};
+const STRONG = 'at least 32 random characters, e.g. `openssl rand -base64 48`';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'api') {
+  // Fail closed: only an explicit development or test uses the development defaults; unset, staging, anything else
+  // gets production's protections.
+  const nodeEnv = env.NODE_ENV ?? '';
   const production = nodeEnv === 'production';
-  // Every environment but a developer's machine and the test suite (staging included) gets production's protections.
   const strict = nodeEnv !== 'development' && nodeEnv !== 'test';
-  const jwtSecret = env.JWT_SECRET || (strict ? '' : DEV_JWT_SECRET);
-  if (strict) {
-    if (!jwtSecret) throw new ConfigError(`JWT_SECRET is required when NODE_ENV=${nodeEnv}`);
-    if (jwtSecret === DEV_JWT_SECRET || jwtSecret.length < 32) {
-      throw new ConfigError(
-        'JWT_SECRET is too weak: use at least 32 random characters (e.g. `openssl rand -base64 48`)',
-      );
-    }
-    if (!env.DATABASE_URL) throw new ConfigError(`DATABASE_URL is required when NODE_ENV=${nodeEnv}`);
-  }
-  const acquirerWebhookSecret = env.ACQUIRER_WEBHOOK_SECRET || (strict ? '' : DEV_ACQUIRER_SECRET);
-  if (strict && (acquirerWebhookSecret.length < 32 || acquirerWebhookSecret === DEV_ACQUIRER_SECRET)) {
-    throw new ConfigError(
-      `ACQUIRER_WEBHOOK_SECRET is required when NODE_ENV=${nodeEnv} (at least 32 random characters)`,
-    );
-  }
   const acquirer = env.ACQUIRER || 'sandbox';
-  if (acquirer !== 'sandbox' && acquirer !== 'apipix') {
-    throw new ConfigError(`ACQUIRER must be "sandbox" or "apipix", got "${acquirer}"`);
+  // The secrets written in this file are for a developer's sandbox: never with a real PSP, whatever NODE_ENV says.
+  const devSecrets = !strict && acquirer !== 'apipix';
+  const missing: string[] = [];
+  const problems: string[] = [];
+  const given = (name: string) => !!env[name]?.trim();
+  const need = (name: string) => {
+    if (!given(name)) missing.push(name);
+  };
+
+  const metricsPort = env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 1) : null;
+  if (strict && role !== 'tool') need('DATABASE_URL');
+  if (!devSecrets) SECRETS_OF[role].forEach(need);
+  // /metrics tells anyone the volumes and the queues: under production's protections it is never public
+  if (strict && (role === 'api' || (role !== 'tool' && metricsPort))) need('METRICS_TOKEN');
+  const secret = (name: string, dev: string) => {
+    const value = env[name] || (devSecrets ? dev : '');
+    if (value && !devSecrets && (value === dev || value.length < 32))
+      problems.push(`${name} is too weak: use ${STRONG}`);
+    return value;
+  };
+  const jwtSecret = secret('JWT_SECRET', DEV_JWT_SECRET);
+  const acquirerWebhookSecret = secret('ACQUIRER_WEBHOOK_SECRET', DEV_ACQUIRER_SECRET);
+  const metricsToken = env.METRICS_TOKEN || null;
+  if (metricsToken && strict && metricsToken.length < 32) problems.push(`METRICS_TOKEN is too weak: use ${STRONG}`);
+  let secrets = devSecrets ? developmentKeyring() : NO_KEYS;
+  if (given('SECRETS_KEYS')) {
+    try {
+      secrets = parseKeyring(env.SECRETS_KEYS!, !devSecrets);
+    } catch (err) {
+      if (!(err instanceof SecretKeyError)) throw err;
+      problems.push(err.message);
+    }
   }
-  if (production && acquirer === 'sandbox') {
-    throw new ConfigError(
+
+  if (acquirer !== 'sandbox' && acquirer !== 'apipix') {
+    problems.push(`ACQUIRER must be "sandbox" or "apipix", got "${acquirer}"`);
+  } else if (production && acquirer === 'sandbox') {
+    problems.push(
       'ACQUIRER=sandbox is refused when NODE_ENV=production (the sandbox mints balances): set ACQUIRER=apipix',
     );
   }
+  // a tool (migrate, ops) runs without the PSP's settings; the one command that calls the PSP asks for them
+  const psp = { missing: [] as string[], problems: [] as string[] };
+  let apipix = acquirer === 'apipix' ? apipixConfig(env, psp.missing, psp.problems) : null;
+  if (role !== 'tool') {
+    missing.push(...psp.missing);
+    problems.push(...psp.problems);
+  } else if (psp.missing.length || psp.problems.length) apipix = null;
+  if (missing.length || problems.length) throw new ConfigError(refusal(env, strict, missing, problems));
+
   return {
     nodeEnv,
     production,
     strict,
     // webhook URLs must be https and resolve to public addresses, unless a non-production environment opts out
     publicWebhooksOnly: strict && !(bool(env, 'ALLOW_PRIVATE_WEBHOOK_URLS', false) && !production),
-    trustProxy: trustProxy(env.TRUST_PROXY),
+    ...trustProxy(env),
     bodyLimit: bodyLimit(env.BODY_LIMIT),
     // browser origins allowed to call the API (CORS); none by default, since merchants call it from their servers
     corsOrigins: (env.CORS_ORIGINS || '')
@@ -93,19 +156,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       .filter(Boolean),
     port: int(env, 'PORT', 3000),
     databaseUrl: env.DATABASE_URL || '',
+    // `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer…), where no session outlives a transaction
+    databasePoolMode: poolMode(env.DATABASE_POOL_MODE),
+    // a direct connection: migrations, and the worker's and daemon's LISTEN when DATABASE_URL is a transaction pooler
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || null,
     jwtSecret,
     logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'silent' : 'info'),
     acquirer: acquirer as 'sandbox' | 'apipix',
     acquirerWebhookSecret,
-    apipix: acquirer === 'apipix' ? apipixConfig(env) : null,
+    apipix,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${int(env, 'PORT', 3000)}`).replace(/\/+$/, ''),
     rateLimitEnabled: bool(env, 'RATE_LIMIT_ENABLED', true),
-    // shared by every process through PostgreSQL: per merchant on authenticated routes, per IP and per e-mail on auth
+    // shared by every process through PostgreSQL: per merchant on authenticated routes, per IP and per e-mail on auth,
+    // per IP on refused credentials
     rateLimitApiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 6000, 1),
     rateLimitAuthIpPerMinute: int(env, 'RATE_LIMIT_AUTH_IP_PER_MINUTE', 20, 1),
     rateLimitAuthEmailPerMinute: int(env, 'RATE_LIMIT_AUTH_EMAIL_PER_MINUTE', 10, 1),
-    // the keys sealing secrets at rest (webhook secrets); required wherever production's protections apply
-    secrets: parseKeyring(env.SECRETS_KEYS, strict),
+    // refused credentials (bad JWT, unknown or inactive API key) per client IP, on every authenticated route
+    rateLimitAuthFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 30, 1),
+    // the keys sealing secrets at rest (webhook secrets); none in a process that does not open them
+    secrets,
     platformFeeBps: int(env, 'PLATFORM_FEE_BPS', 99),
     platformFeeFixed: int(env, 'PLATFORM_FEE_FIXED', 0),
     webhookRetryScale: num(env, 'WEBHOOK_RETRY_SCALE', 1),
@@ -120,37 +190,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     // MED: the merchant's window to send a defence after an infraction opens (when the PSP gives none)
     infractionDefenseHours: int(env, 'INFRACTION_DEFENSE_HOURS', 72, 1),
     // the worker's and the daemon's own /metrics and /healthz (the API serves them on PORT); METRICS_TOKEN guards both
-    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 1) : null,
-    metricsToken: env.METRICS_TOKEN || null,
+    metricsPort,
+    metricsToken,
   };
 }
 
 // ACQUIRER=apipix: the PSP's address, OAuth2 client, mTLS certificate (PEM files) and the platform's receiving key.
-function apipixConfig(env: NodeJS.ProcessEnv) {
+function apipixConfig(env: NodeJS.ProcessEnv, missing: string[], problems: string[]) {
   const required = (name: string) => {
-    const value = env[name];
-    if (!value) throw new ConfigError(`${name} is required when ACQUIRER=apipix`);
+    const value = env[name] ?? '';
+    if (!value) missing.push(name);
     return value;
   };
-  const baseUrl = required('APIPIX_BASE_URL').replace(/\/+$/, '');
-  if (!/^https:\/\//.test(baseUrl)) throw new ConfigError('APIPIX_BASE_URL must be an https:// URL (mTLS)');
-  const webhookToken = required('APIPIX_WEBHOOK_TOKEN');
-  if (webhookToken.length < 32 || !/^[A-Za-z0-9_-]+$/.test(webhookToken)) {
-    throw new ConfigError(
-      'APIPIX_WEBHOOK_TOKEN must be at least 32 characters of [A-Za-z0-9_-] (e.g. `openssl rand -hex 32`)',
-    );
-  }
-  return {
-    baseUrl,
+  const c = {
+    baseUrl: required('APIPIX_BASE_URL').replace(/\/+$/, ''),
     clientId: required('APIPIX_CLIENT_ID'),
     clientSecret: required('APIPIX_CLIENT_SECRET'),
     certFile: required('APIPIX_CERT_FILE'),
     keyFile: required('APIPIX_KEY_FILE'),
     caFile: env.APIPIX_CA_FILE || null,
     pixKey: required('APIPIX_PIX_KEY'),
-    webhookToken,
+    webhookToken: required('APIPIX_WEBHOOK_TOKEN'),
     timeoutMs: int(env, 'APIPIX_TIMEOUT_MS', 10_000, 1),
     // how far back the reconciliation job lists received Pix (GET /v2/pix?inicio&fim)
     reconcileWindowSeconds: int(env, 'APIPIX_RECONCILE_WINDOW_SECONDS', 3600, 60),
   };
+  if (c.baseUrl && !/^https:\/\//.test(c.baseUrl)) problems.push('APIPIX_BASE_URL must be an https:// URL (mTLS)');
+  if (c.webhookToken && (c.webhookToken.length < 32 || !/^[A-Za-z0-9_-]+$/.test(c.webhookToken))) {
+    problems.push('APIPIX_WEBHOOK_TOKEN must be at least 32 characters of [A-Za-z0-9_-] (e.g. `openssl rand -hex 32`)');
+  }
+  return c;
+}
+
+// One line naming everything missing or unusable, and why it is required here.
+function refusal(env: NodeJS.ProcessEnv, strict: boolean, missing: string[], problems: string[]): string {
+  const why = !strict
+    ? 'required with ACQUIRER=apipix, which never runs with development secrets'
+    : env.NODE_ENV
+      ? `required when NODE_ENV=${env.NODE_ENV}`
+      : "required: NODE_ENV is unset, so production's protections apply (NODE_ENV=development on a developer's machine)";
+  const head = missing.length ? [`missing ${missing.join(', ')}`] : [];
+  return `${[...head, ...problems].join('; ')} (${why}; see .env.example)`;
 }

@@ -15,14 +15,25 @@ export type Counter = { table: string; keys: string };
 export async function foldCounters(em: EntityManager, counters: readonly Counter[]): Promise<number> {
   let folded = 0;
   for (const { table, keys } of counters) {
-    const rows = await em.execute<{ n: string }[]>(
-      `with folded as (
-         delete from ${table} where (${keys}) in (select ${keys} from ${table} group by ${keys} having count(*) > 1)
-         returning ${keys}, count),
-       summed as (insert into ${table} (${keys}, count) select ${keys}, sum(count) from folded group by ${keys}
-       returning 1)
-       select (select count(*) from folded) as n`,
-    );
+    const rows = await em.execute<{ n: string }[]>(`
+      with folded as (
+        delete from ${table}
+         where (${keys}) in (
+                 select ${keys}
+                   from ${table}
+                  group by ${keys}
+                 having count(*) > 1
+               )
+        returning ${keys}, count
+      ),
+      summed as (
+        insert into ${table} (${keys}, count)
+        select ${keys}, sum(count)
+          from folded
+         group by ${keys}
+        returning 1
+      )
+      select (select count(*) from folded) as n`);
     folded += Number(rows[0].n);
   }
   return folded;
@@ -77,12 +88,21 @@ export async function countedPage<R extends { id: string | null }>(
   const offset = (page - 1) * limit;
   const { table, alias } = spec;
   const rows = await em.execute<(R & { total: string })[]>(
-    `select n.total, ${spec.columns} from (select coalesce(sum(count), 0) as total from ${spec.counter.table} where
-        ${cond}) n
-       left join lateral (select id from ${table} where ${cond} and n.total > ? order by created_at desc, id desc limit
-       ? offset ?) p on true
-       left join ${table} ${alias} on ${alias}.id = p.id ${spec.joins ?? ''}
-      order by ${alias}.created_at desc, ${alias}.id desc`,
+    `
+    select n.total, ${spec.columns}
+      from (select coalesce(sum(count), 0) as total
+              from ${spec.counter.table}
+             where ${cond}) n
+      left join lateral (
+             select id
+               from ${table}
+              where ${cond} and n.total > ?
+              order by created_at desc, id desc
+              limit ? offset ?
+           ) p on true
+      left join ${table} ${alias} on ${alias}.id = p.id
+      ${spec.joins ?? ''}
+     order by ${alias}.created_at desc, ${alias}.id desc`,
     [...values, ...values, offset, limit, offset],
   );
   return { total: Number(rows[0].total), rows: rows[0].id ? rows : [] }; // an empty page is one row with only the total

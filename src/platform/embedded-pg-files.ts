@@ -6,6 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
+  accessSync,
   chmodSync,
   chownSync,
   cpSync,
@@ -15,9 +16,12 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
+  constants,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { readRecord } from './embedded-pg-state.ts';
 
 export const RELOCATED_ROOT = '/var/lib/pix-payments';
 const SERVER_USER = 'postgres';
@@ -121,16 +125,70 @@ export async function binaries(as: ServerUser): Promise<Binaries> {
   return found;
 }
 
-// `npm start`'s data directory: `.data/pg` in the project, or, when the server's user cannot reach the project (root
-// with the project in a private directory), RELOCATED_ROOT/<project>-<hash of its path>/pg.
+// `npm start`'s data directory. It never moves by itself: where this project's data already is (`.data/pg`, its place
+// under RELOCATED_ROOT, or wherever the record of the last start says) it stays, and a start that could not use it is
+// refused with the reason (starting elsewhere would serve a new, empty database). Without data anywhere: `.data/pg`,
+// or RELOCATED_ROOT/<project>-<hash of its path>/pg when the server's user cannot reach the project (root with the
+// project in a private directory). `note` says why the data is where it is, for the log.
 export function defaultDataDir(
   projectRoot: string,
   as: ServerUser = serverUser(),
-): { dir: string; relocated: boolean } {
+): { dir: string; relocated: boolean; note: string } {
   const inProject = join(projectRoot, '.data', 'pg');
-  if (canReach(nearestExisting(dirname(inProject)), as)) return { dir: inProject, relocated: false };
   const key = createHash('sha256').update(resolve(projectRoot)).digest('hex').slice(0, 12);
-  return { dir: join(RELOCATED_ROOT, `${basename(resolve(projectRoot))}-${key}`, 'pg'), relocated: true };
+  const relocated = join(RELOCATED_ROOT, `${basename(resolve(projectRoot))}-${key}`, 'pg');
+  const recorded = readRecord(projectRoot)?.dataDir;
+  const found = [
+    ...new Set([recorded, inProject, relocated].filter((d) => d !== undefined).map((d) => resolve(d))),
+  ].filter(holdsData);
+  if (found.length > 1)
+    throw new Error(
+      `this project has embedded PostgreSQL data in ${found.join(' and in ')}: set EMBEDDED_PG_DIR to the one to ` +
+        'use (and move the other away), so that npm start never picks one silently',
+    );
+  if (found.length === 1) {
+    const [dir] = found;
+    const blocked = blockedAt(dir, as);
+    if (blocked)
+      throw new Error(
+        `this project's data is in ${dir}, but ${blocked}: give the access back, or move the data and set ` +
+          'EMBEDDED_PG_DIR to its new place (nothing was started; the data is untouched)',
+      );
+    const note = dir === inProject ? 'in the project' : `where this project's database already is`;
+    return { dir, relocated: dir !== inProject, note };
+  }
+  if (canReach(nearestExisting(dirname(inProject)), as)) return { dir: inProject, relocated: false, note: 'new' };
+  return { dir: relocated, relocated: true, note: `new: the "${as?.name}" user cannot reach ${inProject}` };
+}
+
+// Whether a data directory is there: its PG_VERSION, or a directory this user may not look into (another's data).
+function holdsData(dir: string): boolean {
+  try {
+    statSync(join(dir, 'PG_VERSION'));
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EACCES';
+  }
+}
+
+// Why the server could not use `dir` (undefined: it can): the first directory on the way its user cannot pass.
+function blockedAt(dir: string, as: ServerUser): string | undefined {
+  if (!as) {
+    try {
+      accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
+      return undefined;
+    } catch {
+      return `it belongs to another user (npm start ran as root before?): run npm start as that user`;
+    }
+  }
+  if (canReach(dir, as)) return undefined;
+  let path = '/';
+  for (const part of resolve(dir).split('/').filter(Boolean)) {
+    path = join(path, part);
+    if (!canReach(path, as))
+      return `the "${as.name}" user the server runs as cannot pass ${path} (its mode lost o+x: chmod o+x ${path})`;
+  }
+  return `the "${as.name}" user the server runs as cannot reach it`;
 }
 
 // A fresh temporary directory (tests, benchmarks) for a throw-away data directory: owned by the server's user.

@@ -135,7 +135,7 @@ export async function startEmbeddedPostgres(opts: {
     throw new Error(`port ${opts.port}, data in ${dir}: ${failure}`);
   }
 
-  const adminUrl = `postgresql://postgres:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
+  const adminUrl = embeddedUrl(opts.port, 'postgres');
   const stop = async (graceMs = 20_000) => {
     if (child.exitCode === null && child.signalCode === null) {
       // smart shutdown first: waits for the sessions still open (processes stopping beside us) to end
@@ -157,7 +157,7 @@ export async function startEmbeddedPostgres(opts: {
     throw new Error(`PostgreSQL started but refused our connection: ${(err as Error).message}`);
   }
   return {
-    url: `postgresql://postgres:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`,
+    url: embeddedUrl(opts.port, opts.database),
     adminUrl,
     dir,
     pid: child.pid!,
@@ -169,14 +169,18 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+    const { rowCount } = await client.query(
+      `select 1
+         from pg_database
+        where datname = $1`,
+      [database],
+    );
     if (!rowCount) await client.query(`create database "${database.replace(/"/g, '')}"`);
   } finally {
     await client.end();
   }
 }
 
-// Where `npm start` serves its embedded database; operator commands use it when DATABASE_URL is unset.
-export function embeddedDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return `postgresql://postgres:postgres@127.0.0.1:${env.EMBEDDED_PG_PORT || 54329}/pix`;
-}
+// The URL of an embedded database (the password is the same everywhere: the server listens on 127.0.0.1 only).
+export const embeddedUrl = (port: number, database: string) =>
+  `postgresql://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;

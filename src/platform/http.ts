@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -7,6 +8,13 @@ import { HttpError } from './errors.ts';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Probes and scrapes arrive every few seconds: one line each would drown the request log (their failures still log).
 const UNLOGGED = new Set(['/healthz', '/health', '/readyz', '/metrics']);
+// Secret path segments: the PSP's webhook URL carries APIPIX_WEBHOOK_TOKEN (routes match case-insensitively).
+const SECRET_SEGMENTS = [/^(\/+v1\/+acquirer\/+apipix\/+)[^/?#]+/i];
+
+// The URL as logs may show it: every secret segment replaced, whatever the request's outcome.
+function loggableUrl(url: string | undefined): string | undefined {
+  return url && SECRET_SEGMENTS.reduce((u, pattern) => u.replace(pattern, '$1[redacted]'), url);
+}
 
 // Logs one line per request with its id; the request id is taken from the caller when it is sane.
 export function requestLogger(logger: Logger): RequestHandler {
@@ -19,12 +27,26 @@ export function requestLogger(logger: Logger): RequestHandler {
       return id;
     },
     serializers: {
-      req: (req) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress }),
+      // every line logged through req.log (errors too) carries this view of the request
+      req: (req) => ({ id: req.id, method: req.method, url: loggableUrl(req.url), remoteAddress: req.remoteAddress }),
       res: (res) => ({ statusCode: res.statusCode }),
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     autoLogging: { ignore: (req) => UNLOGGED.has(req.url ?? '') },
   });
+}
+
+// helmet's headers, with `upgrade-insecure-requests` only for a request that came over https (req.secure, which
+// reads X-Forwarded-Proto from the proxies `trust proxy` trusts): sent over plain http to any host but localhost, it
+// makes the browser ask https for the page's own scripts and styles, and /docs stays blank. Cross-Origin-Opener-Policy
+// is left out over http too: browsers ignore it there, with an error in the console.
+export function securityHeaders(): RequestHandler {
+  const overHttps = helmet();
+  const overHttp = helmet({
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+    crossOriginOpenerPolicy: false,
+  });
+  return (req, res, next) => (req.secure ? overHttps : overHttp)(req, res, next);
 }
 
 export const notFoundRoute: RequestHandler = (_req, res) => {

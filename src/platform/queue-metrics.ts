@@ -13,9 +13,12 @@ select q.name, q.queued_count - q.deferred_count as waiting, q.deferred_count as
        coalesce(extract(epoch from now() - h.start_after), 0)::float8 as oldest
   from pgboss.queue q
   left join lateral (
-    select j.start_after from pgboss.job j
+    select j.start_after
+      from pgboss.job j
      where j.name = q.name and j.state < 'active' and not j.blocked and j.start_after <= now()
-     order by j.priority desc, j.created_on limit 1) h on true`;
+     order by j.priority desc, j.created_on
+     limit 1
+  ) h on true`;
 
 type QueueRow = { name: string; waiting: number; deferred: number; active: number; stats_age: number; oldest: number };
 

@@ -1,23 +1,56 @@
-import { PgBoss, fromKysely, type Job, type JobResult, type QueueOptions, type WorkOptions } from 'pg-boss';
+import {
+  PgBoss,
+  type Db,
+  type Job,
+  type JobInsert,
+  type JobResult,
+  type QueueOptions,
+  type WorkHandlerFor,
+  type WorkOptions,
+} from 'pg-boss';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+// pg-boss' built-in pool (not re-exported by the package): extended only to open its LISTEN connection elsewhere.
+import BossPool from 'pg-boss/dist/db.js';
+import type { Config } from './config.ts';
 import { pgConnection } from './pg-ssl.ts';
+import { pgTx } from './sql.ts';
 
-// Queue names in one place; every queue is created with notify so workers wake on LISTEN/NOTIFY, not on the next poll.
+declare const DATA: unique symbol;
+// A queue's name, typed with its jobs' data (a phantom: at run time it is the plain name), so `enqueue` and `work`
+// check the payload against the one declaration below.
+export type Queue<T extends object> = string & { readonly [DATA]?: T };
+const queue = <T extends object = Scheduled>(name: string) => name as Queue<T>;
+
+// The data of each queue's jobs. A payment notification is the acquirer port's PaymentNotification (src/acquirer;
+// platform imports no module, so it is spelled out here: the two must stay assignable, tsc checks both ends).
+export type PaymentJob = { txid: string | null; endToEndId: string; amount: number; paidAt: string };
+export type CancelJob = { txid: string };
+export type RefundJob = { refundId: string };
+export type WithdrawalJob = { withdrawalId: string };
+export type SandboxTransferJob = { idempotencyKey: string; step: 'settle' | 'return' };
+export type CoverJob = { merchantId?: string }; // no merchant: every merchant who owes (the scheduled run)
+// One attempt of one delivery. `attempt` is the attempts count the row must still have (a stale or duplicated job
+// finds it moved on and does nothing); `step` is the position in the retry schedule of this run (a replay restarts it).
+export type DeliverJob = { id: string; attempt: number; step: number };
+type Scheduled = Record<string, never>; // scheduled (and kicked) runs carry no data
+
+// Every queue, its jobs' data and who works it; each is created with notify so workers wake on LISTEN/NOTIFY, not on
+// the next poll.
 export const QUEUES = {
-  acquirerNotification: 'acquirer.notification', // worker: settle payments notified by the acquirer
-  chargesExpire: 'charges.expire', // worker, scheduled: PENDING past expiry -> CANCELED
-  withdrawalSend: 'withdrawal.send', // worker: send the transfer through the acquirer
-  withdrawalReconcile: 'withdrawal.reconcile', // worker, scheduled: settle stuck PROCESSING withdrawals
-  sandboxTransfer: 'sandbox.transfer', // sandbox acquirer: its asynchronous transfer outcome
-  refundSend: 'refund.send', // worker: ask the acquirer for a devolução (a merchant's refund, an unmatched payment)
-  refundReconcile: 'refund.reconcile', // worker, scheduled: ask the acquirer about devoluções still in progress
-  chargeCancel: 'charge.cancel', // worker: remove an expired charge's cob at the acquirer
-  paymentsReconcile: 'payments.reconcile', // worker, scheduled: settle payments the acquirer received but never notified
-  infractionsCover: 'infractions.cover', // worker, scheduled: block merchants' credits owed to open infractions
-  infractionsPoll: 'infractions.poll', // worker, scheduled (apipix): open and settle infractions the PSP lists
-  countersFold: 'counters.fold', // worker, scheduled: fold the listing counters' +1/-1 rows
-  webhookDeliver: 'webhook.deliver', // daemon: one attempt of one delivery (enqueued with the event, see recordEvent)
+  acquirerNotification: queue<PaymentJob>('acquirer.notification'), // worker: settle payments notified by the acquirer
+  chargesExpire: queue('charges.expire'), // worker, scheduled: PENDING past expiry -> CANCELED
+  withdrawalSend: queue<WithdrawalJob>('withdrawal.send'), // worker: send the transfer through the acquirer
+  withdrawalReconcile: queue('withdrawal.reconcile'), // worker, scheduled: settle stuck PROCESSING withdrawals
+  sandboxTransfer: queue<SandboxTransferJob>('sandbox.transfer'), // sandbox acquirer: its asynchronous transfer outcome
+  refundSend: queue<RefundJob>('refund.send'), // worker: ask the acquirer for a devolução (a refund, an unmatched payment)
+  refundReconcile: queue('refund.reconcile'), // worker, scheduled: ask the acquirer about devoluções still in progress
+  chargeCancel: queue<CancelJob>('charge.cancel'), // worker: remove an expired charge's cob at the acquirer
+  paymentsReconcile: queue('payments.reconcile'), // worker, scheduled: settle payments the acquirer never notified
+  infractionsCover: queue<CoverJob>('infractions.cover'), // worker, scheduled: block credits owed to open infractions
+  infractionsPoll: queue('infractions.poll'), // worker, scheduled (apipix): open and settle infractions the PSP lists
+  countersFold: queue('counters.fold'), // worker, scheduled: fold the listing counters' +1/-1 rows
+  webhookDeliver: queue<DeliverJob>('webhook.deliver'), // daemon: one attempt of one delivery (enqueued with its event)
 } as const;
 
 // Jobs that exhaust their retries land here for an operator to inspect (and redrive).
@@ -88,22 +121,28 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
   }
 }
 
+/**
+ * A pg-boss instance over `databaseUrl`. `listenUrl`: a process that works queues (worker, daemon) wakes on NOTIFY
+ * through one LISTEN connection there; without it (the API, the CLI, or behind a transaction pooler with no direct
+ * URL, see listenUrlOf) it only polls, every second.
+ */
 export async function createBoss(
   databaseUrl: string,
   logger: Logger,
-  opts: { supervise?: boolean; schedule?: boolean } = {},
+  opts: { supervise?: boolean; schedule?: boolean; listenUrl?: string } = {},
 ): Promise<PgBoss> {
-  const { url, ssl } = pgConnection(databaseUrl);
+  const pool = { ...pgConnection(databaseUrl), max: 5 };
+  const { url, ssl } = pool;
   const boss = new PgBoss({
-    connectionString: url,
-    ssl,
+    ...(opts.listenUrl && opts.listenUrl !== databaseUrl
+      ? { db: new ListenElsewhere({ connectionString: url, ssl, max: pool.max }, opts.listenUrl) }
+      : { connectionString: url, ssl, max: pool.max }),
     schema: 'pgboss',
-    useListenNotify: true,
+    useListenNotify: opts.listenUrl !== undefined,
     supervise: opts.supervise ?? false,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     schedule: opts.schedule ?? false,
-    max: 5,
   });
   boss.on('error', (err) => logger.error({ err }, 'pg-boss error'));
   boss.on('warning', (warning) => logger.warn({ warning }, 'pg-boss warning'));
@@ -112,19 +151,76 @@ export async function createBoss(
   return boss;
 }
 
-// The caller's MikroORM transaction as a pg-boss `db`: jobs written through it commit or roll back with the rows.
-export const jobsIn = (em: EntityManager) => fromKysely(em.getKysely());
+// Where a process that works queues LISTENs: its own database, unless that is a pooler in transaction mode, where a
+// LISTEN outlives neither its transaction nor its server connection: then the direct URL, or nowhere (polling).
+export const listenUrlOf = (
+  config: Pick<Config, 'databaseUrl' | 'databasePoolMode' | 'databaseDirectUrl'>,
+): string | undefined =>
+  config.databasePoolMode === 'transaction' ? (config.databaseDirectUrl ?? undefined) : config.databaseUrl;
 
-// Enqueue inside the caller's MikroORM transaction: the job commits or rolls back with the business rows.
-export async function sendInTx(
-  em: EntityManager,
+// pg-boss' own pool (queries over the pooler), with its LISTEN connection opened on another (direct) URL.
+class ListenElsewhere extends BossPool {
+  #listener: BossPool;
+  constructor(config: ConstructorParameters<typeof BossPool>[0], listenUrl: string) {
+    super(config);
+    const { url, ssl } = pgConnection(listenUrl);
+    this.#listener = new BossPool({ connectionString: url, ssl, max: 1, application_name: 'pgboss-listen' });
+    this.#listener.on('error', (err) => this.emit('error', err));
+  }
+  override async listen(...args: Parameters<BossPool['listen']>): ReturnType<BossPool['listen']> {
+    if (!this.#listener.opened) await this.#listener.open();
+    return this.#listener.listen(...args);
+  }
+  override async close(): Promise<void> {
+    await super.close();
+    if (this.#listener.opened) await this.#listener.close();
+  }
+}
+
+/**
+ * Where a job is written: in the caller's transaction, MikroORM's (an EntityManager, its pending entities flushed
+ * first) or a pg pool's (its `jobs`), so it commits or rolls back with the rows it follows; `null` only when the job
+ * is the whole write (a notification accepted, a run kicked).
+ */
+export type JobTx = EntityManager | Db | null;
+type JobOptions = Pick<JobInsert, 'singletonKey' | 'startAfter'>;
+
+async function dbOf(tx: JobTx): Promise<{ db?: Db }> {
+  if (tx === null) return {};
+  if ('executeSql' in tx) return { db: tx };
+  await tx.flush();
+  return { db: pgTx(tx).jobs };
+}
+
+// The one way to enqueue: a job of `queue`, its data checked against the queue's declaration.
+export async function enqueue<T extends object>(
   boss: PgBoss,
-  queue: string,
-  data: object,
-  options: object = {},
-): Promise<string | null> {
-  await em.flush();
-  return boss.send(queue, data, { ...options, db: jobsIn(em) });
+  tx: JobTx,
+  queue: Queue<T>,
+  data: T,
+  options: JobOptions = {},
+): Promise<void> {
+  await boss.send(queue, data, { ...options, ...(await dbOf(tx)) });
+}
+
+// The same for many jobs of one queue, in one statement.
+export async function enqueueMany<T extends object>(
+  boss: PgBoss,
+  tx: JobTx,
+  queue: Queue<T>,
+  jobs: (JobOptions & { data: T })[],
+): Promise<void> {
+  if (jobs.length) await boss.insert(queue, jobs, await dbOf(tx));
+}
+
+// boss.work with the handler typed by the queue's declaration.
+export function work<T extends object, const O extends WorkOptions>(
+  boss: PgBoss,
+  queue: Queue<T>,
+  options: O,
+  handler: WorkHandlerFor<O, T>,
+): Promise<string> {
+  return boss.work<T, unknown, O>(queue, options, handler);
 }
 
 // Runs a batch's jobs concurrently and settles each on its own, so one failure is retried without the others.

@@ -4,6 +4,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import { AUTH_MESSAGES, HttpError } from './errors.ts';
 import { pgConnection } from './pg-ssl.ts';
 
 export const RATE_LIMIT_MESSAGE = 'Muitas requisições, tente novamente em instantes';
@@ -16,9 +17,16 @@ export type RateLimits = {
   perCredential: RequestHandler;
   // POST /v1/auth/login and /register: one budget per client IP and one per e-mail
   auth: RequestHandler;
+  // wraps a route's credential check: a client IP whose credentials failed too often is refused (429) whatever it sends
+  guardCredentials: (check: RequestHandler) => RequestHandler;
 };
 
 const pass: RequestHandler = (_req, _res, next) => next();
+
+// A credential that was given and refused (bad JWT, unknown or inactive API key, bad acquirer signature or token); a
+// missing Authorization header is not a guess.
+const credentialFailed = (err: unknown) =>
+  err instanceof HttpError && err.status === 401 && err.message !== AUTH_MESSAGES.missingHeader;
 
 /**
  * Limits counted in PostgreSQL (rate-limiter-flexible, table `rate_limits` created by a migration), so every API
@@ -26,7 +34,7 @@ const pass: RequestHandler = (_req, _res, next) => next();
  * (the library's insurance limiter) rather than failing the request.
  */
 export function createRateLimits(config: Config, logger: Logger): RateLimits {
-  if (!config.rateLimitEnabled) return { perCredential: pass, auth: pass };
+  if (!config.rateLimitEnabled) return { perCredential: pass, auth: pass, guardCredentials: (check) => check };
   // Its own small pool: a limiter query never waits behind the ORM's transactions; timeouts bound a database outage.
   const { url, ssl } = pgConnection(config.databaseUrl);
   const pool = new pg.Pool({
@@ -39,10 +47,17 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
     allowExitOnIdle: true,
   });
   pool.on('error', (err) => logger.warn({ err }, 'rate limit connection lost'));
+  // The library names its statements (prepared once per connection). Behind a transaction pooler the next transaction
+  // may get another server connection, where the name is unknown (or taken): every query would fail over to the
+  // in-memory insurance, a budget per process. There, the statements go unnamed.
+  const store =
+    config.databasePoolMode === 'transaction'
+      ? { query: (q: pg.QueryConfig) => pool.query({ text: q.text, values: q.values }) }
+      : pool;
 
   const limiter = (keyPrefix: string, points: number): Limiter =>
     new RateLimiterPostgres({
-      storeClient: pool,
+      storeClient: store,
       storeType: 'pool',
       tableName: 'rate_limits',
       tableCreated: true,
@@ -79,7 +94,37 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
     counted.add(req);
     return req.user?.merchantId ?? req.user?.userId ?? null;
   };
+  const failures = limiter('auth-fail-ip', config.rateLimitAuthFailuresPerMinute);
+  // IPs this process saw go over their failure budget, until their window ends: refused without a query (another
+  // process learns it at its next failure from that IP), while nobody else's request pays a query for this limit
+  const refused = new RateLimiterMemory({ keyPrefix: 'auth-fail-refused', points: 1, duration: WINDOW_SECONDS });
+  const guardCredentials =
+    (check: RequestHandler): RequestHandler =>
+    (req, res, next) => {
+      const ip = req.ip ?? '';
+      refused.get(ip).then(
+        (seen) => {
+          if (seen && seen.consumedPoints > 1) return tooMany(res, seen);
+          check(req, res, (err?: unknown) => {
+            if (!credentialFailed(err)) return next(err);
+            failures.consume(ip).then(
+              () => next(err),
+              (rejected: unknown) => {
+                if (!(rejected instanceof RateLimiterRes)) {
+                  logger.warn({ err: rejected }, 'rate limiter failed; credential failure not counted');
+                  return next(err);
+                }
+                void refused.block(ip, Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)));
+                tooMany(res, rejected);
+              },
+            );
+          });
+        },
+        (err: unknown) => next(err),
+      );
+    };
   return {
+    guardCredentials,
     perCredential: handle((req) => consume(api, credentialOf(req))),
     auth: handle(async (req) => {
       await consume(byIp, req.ip ?? null);

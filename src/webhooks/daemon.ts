@@ -1,11 +1,10 @@
 import type { PgBoss } from 'pg-boss';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
-import { QUEUES, RECOVERY_POLL_SECONDS } from '../platform/queue.ts';
+import { QUEUES, RECOVERY_POLL_SECONDS, work } from '../platform/queue.ts';
 import { createPgPool } from '../platform/pg.ts';
 import { processMetrics } from '../platform/metrics.ts';
 import { deliveryOutcomes } from './webhooks.metrics.ts';
-import type { DeliverJob } from './webhooks.sql.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
 import { signingKeyCache } from './signing-keys.ts';
@@ -58,7 +57,8 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
     },
   };
 
-  deliverWorkerId = await boss.work<DeliverJob>(
+  deliverWorkerId = await work(
+    boss,
     QUEUES.webhookDeliver,
     {
       batchSize,

@@ -1,19 +1,13 @@
 import type { Job, PgBoss } from 'pg-boss';
 import type { Logger } from '../platform/logger.ts';
 import type { PgPool } from '../platform/pg.ts';
-import { QUEUES } from '../platform/queue.ts';
+import { enqueueMany, QUEUES, type DeliverJob } from '../platform/queue.ts';
 import type { AttemptResult, Sender } from './sender.ts';
 import { SecretKeyError } from '../platform/secrets.ts';
 import { signedHeaders } from './signing.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import { nextRetryDelay } from './retry.ts';
-import {
-  CANCEL_DELIVERIES,
-  LOAD_DELIVERIES,
-  RECORD_ATTEMPTS,
-  type DeliverJob,
-  type DeliveryRow,
-} from './webhooks.sql.ts';
+import { CANCEL_DELIVERIES, LOAD_DELIVERIES, RECORD_ATTEMPTS, type DeliveryRow } from './webhooks.sql.ts';
 import type { DeliveryOutcome } from './webhooks.metrics.ts';
 
 export type DeliverContext = {
@@ -220,10 +214,10 @@ async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): Promise
     const due = retries
       .filter((a) => moved.has(a.row.id))
       .map((a) => ({
-        data: { id: a.row.id, attempt: a.row.attempts + 1, step: a.step } satisfies DeliverJob,
+        data: { id: a.row.id, attempt: a.row.attempts + 1, step: a.step },
         startAfter: seconds(a.delay!),
       }));
-    if (due.length > 0) await ctx.boss.insert(QUEUES.webhookDeliver, due, { db: jobs });
+    await enqueueMany(ctx.boss, jobs, QUEUES.webhookDeliver, due);
     return due;
   });
   for (const { startAfter } of next) ctx.wakeAfter(startAfter);

@@ -1,12 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { fromKysely, type Db, type PgBoss } from 'pg-boss';
+import type { Db, PgBoss } from 'pg-boss';
 import { v7 as uuidv7 } from 'uuid';
-import { QUEUES } from '../platform/queue.ts';
+import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import type { Query } from '../platform/pg.ts';
+import { pgTx } from '../platform/sql.ts';
 import { Event, type IEvent } from './event.entity.ts';
 import type { EventType } from './catalog.ts';
 import { newDeliveryId } from './signing.ts';
-import { INSERT_DELIVERIES, SUBSCRIBERS, type DeliverJob, type EventRow, type SubscriberRow } from './webhooks.sql.ts';
+import { INSERT_DELIVERIES, SUBSCRIBERS, type EventRow, type SubscriberRow } from './webhooks.sql.ts';
 
 export type NewEvent = { merchantId: string; type: EventType; data: Record<string, unknown> };
 
@@ -30,10 +31,10 @@ export async function recordEvents(em: EntityManager, boss: PgBoss, events: NewE
   if (!em.isInTransaction()) throw new Error('recordEvents must run inside the transaction of the change it reports');
   const created = events.map((e) => em.create(Event, { merchant: e.merchantId, type: e.type, data: e.data }));
   await em.flush();
-  const tx = fromKysely(em.getKysely());
+  const { query, jobs } = pgTx(em);
   await createDeliveries(
-    tx.executeSql as Query,
-    tx,
+    query,
+    jobs,
     boss,
     created.map((e, i) => ({
       id: e.id,
@@ -84,10 +85,11 @@ export async function createDeliveries(query: Query, jobs: Db, boss: PgBoss, eve
       JSON.stringify(rows.slice(i, i + INSERT_CHUNK)),
     ]);
     if (inserted.length === 0) continue;
-    await boss.insert(
+    await enqueueMany(
+      boss,
+      jobs,
       QUEUES.webhookDeliver,
-      inserted.map(({ id }) => ({ data: { id, attempt: 0, step: 0 } satisfies DeliverJob })),
-      { db: jobs },
+      inserted.map(({ id }) => ({ data: { id, attempt: 0, step: 0 } })),
     );
     created += inserted.length;
   }

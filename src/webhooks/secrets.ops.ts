@@ -1,4 +1,4 @@
-import { OpsError, OpsFailure, type Command } from '../platform/ops.ts';
+import { OpsError, OpsFailure, OpsUsageError, type Command } from '../platform/ops.ts';
 import { open, seal, SecretKeyError } from '../platform/secrets.ts';
 import { COUNT_TO_RESEAL, RESEAL_SECRETS, SECRETS_BY_KEY, SECRETS_TO_RESEAL } from './webhooks.sql.ts';
 
@@ -14,13 +14,14 @@ export const secretCommands: Command[] = [
     },
     async run({ em, config, progress }, flags) {
       const ring = config.secrets;
+      if (!ring.current) throw new OpsError('SECRETS_KEYS is required: the keys to re-encrypt under (first) and from');
       const batch = flags.batch === undefined ? DEFAULT_BATCH : Number(flags.batch);
       if (!Number.isInteger(batch) || batch < 1 || batch > 10_000)
-        throw new OpsError('--batch must be an integer between 1 and 10000');
+        throw new OpsUsageError('--batch must be an integer between 1 and 10000');
       const prefix = `v1:${ring.current}:`;
       const remaining = async () => (await em.execute<{ n: number }[]>(COUNT_TO_RESEAL, [prefix]))[0]!.n;
       const before = await remaining();
-      if (flags['dry-run'] === true) return { dryRun: true, key: ring.current, toReseal: before };
+      if (flags['dry-run'] === true) return { dryRun: true, key: ring.current, wouldReseal: before };
 
       const failed: { id: string; reason: string }[] = [];
       let resealed = 0;

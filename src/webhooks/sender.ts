@@ -1,5 +1,6 @@
-import got from 'got';
+import got, { type OptionsInit } from 'got';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { ipLiteral, isPublicAddress, NOT_PUBLIC, publicOnlyLookup } from './url-policy.ts';
 
 export const RESPONSE_LIMIT_BYTES = 4096;
 export const USER_AGENT = 'pix-payments-webhooks/1.0';
@@ -36,19 +37,30 @@ const toText = (chunks: Buffer[]) =>
     .decode(Buffer.concat(chunks).subarray(0, RESPONSE_LIMIT_BYTES), { stream: true })
     .replaceAll('\u0000', '');
 
+const REFUSED = {
+  https: 'Destino recusado: HTTPS é obrigatório',
+  address: 'Destino recusado: o host resolve para um endereço privado, de loopback ou link-local',
+  url: 'Destino recusado: URL inválida',
+};
+const refusal = (response: string): AttemptResult => ({
+  statusCode: null,
+  response,
+  success: false,
+  retryAfterSeconds: null,
+});
+
 function describe(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string };
   if (e.name === 'TimeoutError') return `Tempo esgotado: o destino não respondeu em ${timeoutMs} ms`;
-  if (/is not allowed/.test(e.message ?? ''))
-    return 'Destino recusado: o host resolve para um endereço privado, de loopback ou link-local';
+  if (e.code === NOT_PUBLIC || /is not allowed/.test(e.message ?? '')) return REFUSED.address;
   return `Falha de conexão${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}`.slice(0, RESPONSE_LIMIT_BYTES);
 }
 
 /**
  * POSTs with got (the project's HTTP client): one keep-alive pool per host inside each agent, no redirects, no got
  * retries (the daemon owns the schedule).
- * In production the agents refuse, after DNS resolution, any address that is not public (request-filtering-agent), and
- * only https URLs are sent.
+ * In production only https URLs are sent, and only to public addresses (url-policy.ts): an IP literal is checked here,
+ * a host name at every connection after its DNS resolution (publicOnlyLookup); request-filtering-agent checks again.
  * `maxSockets` is the daemon's whole concurrency: a POST never queues inside the agent, where its timeout would run
  * before it was sent; and every socket stays pooled, since a closed one costs a new TCP (and TLS) handshake per POST.
  */
@@ -56,10 +68,12 @@ export function createSender({
   production,
   timeoutMs,
   maxSockets = 64,
+  resolve,
 }: {
   production: boolean;
   timeoutMs: number;
   maxSockets?: number;
+  resolve?: Parameters<typeof publicOnlyLookup>[0]; // the DNS resolution (default dns.lookup), for tests
 }): Sender {
   const agentOptions = {
     keepAlive: true,
@@ -68,24 +82,30 @@ export function createSender({
     scheduling: 'lifo' as const,
     allowPrivateIPAddress: !production,
   };
+  const publicLookup = publicOnlyLookup(resolve) as unknown as NonNullable<OptionsInit['dnsLookup']>;
   const agent = {
     http: new RequestFilteringHttpAgent(agentOptions),
     https: new RequestFilteringHttpsAgent(agentOptions),
   };
 
   async function post(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
-    if (production && !url.startsWith('https:')) {
-      return {
-        statusCode: null,
-        response: 'Destino recusado: HTTPS é obrigatório',
-        success: false,
-        retryAfterSeconds: null,
-      };
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return refusal(REFUSED.url);
+    }
+    if (production) {
+      // parsed, so an https URL stored before URLs were normalised ("HTTPS://...") is recognised
+      if (target.protocol !== 'https:') return refusal(REFUSED.https);
+      const literal = ipLiteral(target);
+      if (literal && !isPublicAddress(literal)) return refusal(REFUSED.address);
     }
     const stream = got.stream.post(url, {
       body,
       headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
       agent,
+      ...(production ? { dnsLookup: publicLookup } : {}),
       followRedirect: false,
       throwHttpErrors: false,
       retry: { limit: 0 },

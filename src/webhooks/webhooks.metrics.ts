@@ -17,6 +17,11 @@ export function deliveryOutcomes(registry: Registry): (outcome: DeliveryOutcome,
   return (outcome, n) => counter.inc({ outcome }, n);
 }
 
+const FAILED_7D = `
+  select count(*) as n
+    from webhook_deliveries
+   where status = 'FAILED' and created_at > now() - interval '7 days'`;
+
 // Failed for good recently, for the API's /metrics (a daemon on a platform that cannot scrape it): the partial index
 // webhook_deliveries_failed_idx (created_at) where status = 'FAILED' reads only failed rows.
 export function failedDeliveries(registry: Registry, query: ScrapeQuery, logger: Logger): void {
@@ -31,9 +36,7 @@ export function failedDeliveries(registry: Registry, query: ScrapeQuery, logger:
       },
     },
     async () => {
-      const [row] = await query<{ n: string }>(
-        `select count(*) as n from webhook_deliveries where status = 'FAILED' and created_at > now() - interval '7 days'`,
-      );
+      const [row] = await query<{ n: string }>(FAILED_7D);
       return { failed: [{ labels: {}, value: Number(row.n) }] };
     },
     logger,

@@ -1,8 +1,7 @@
-import { fromKysely } from 'pg-boss';
-import { OpsError, type Command } from '../platform/ops.ts';
-import { QUEUES } from '../platform/queue.ts';
+import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
+import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
-import { REPLAY, REPLAY_CANDIDATES, type DeliverJob, type ReplayCandidate } from './webhooks.sql.ts';
+import { REPLAY, REPLAY_CANDIDATES, type ReplayCandidate } from './webhooks.sql.ts';
 
 type Candidate = ReplayCandidate;
 type Flags = Record<string, string | boolean | undefined>;
@@ -12,7 +11,7 @@ function isoFlag(flags: Flags, name: string): string | undefined {
   const raw = flags[name];
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(Date.parse(raw)))
-    throw new OpsError(`--${name} must be an ISO 8601 date or date-time`);
+    throw new OpsUsageError(`--${name} must be an ISO 8601 date or date-time`);
   return raw;
 }
 
@@ -33,7 +32,7 @@ function selection(flags: Flags): { where: string[]; params: unknown[] } {
     }
   }
   if (flags.webhook !== undefined) {
-    if (!isUuid(String(flags.webhook))) throw new OpsError('--webhook must be a webhook id (UUID)');
+    if (!isUuid(String(flags.webhook))) throw new OpsUsageError('--webhook must be a webhook id (UUID)');
     where.push('d.webhook_id = ?');
     params.push(String(flags.webhook));
   }
@@ -48,7 +47,7 @@ function selection(flags: Flags): { where: string[]; params: unknown[] } {
     params.push(until);
   }
   if (where.length === 0 && !flags.all)
-    throw new OpsError(
+    throw new OpsUsageError(
       'give at least one of --delivery, --webhook, --since, --until (or --all to replay every failed delivery)',
     );
   if (flags.delivery === undefined) where.push(`d.status = 'FAILED'`); // filters by range select failed ones only
@@ -87,12 +86,11 @@ export const webhookCommands: Command[] = [
           throw new OpsError(`no delivery ${String(flags.delivery)}`);
         if (!dryRun && chosen.length > 0) {
           await tx.execute(REPLAY, [JSON.stringify(chosen.map((r) => r.id))]);
-          const jobs = chosen.map((r) => ({ data: { id: r.id, attempt: r.attempts, step: 0 } satisfies DeliverJob }));
-          await queue!.insert(QUEUES.webhookDeliver, jobs, { db: fromKysely(tx.getKysely()) });
+          const jobs = chosen.map((r) => ({ data: { id: r.id, attempt: r.attempts, step: 0 } }));
+          await enqueueMany(queue!, tx, QUEUES.webhookDeliver, jobs);
         }
         return {
-          ...(dryRun ? { dryRun: true } : {}),
-          replayed: chosen.length,
+          ...(dryRun ? { dryRun: true, wouldReplay: chosen.length } : { replayed: chosen.length }),
           deliveries: chosen.map((r) => r.id),
           deliveryIds: chosen.map((r) => r.delivery_id),
           skipped,

@@ -4,7 +4,7 @@ import type { Services as Deps } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { isOneOf, validate } from '../platform/validation.ts';
 import { EVENT_CATALOG, EVENT_TYPES } from './catalog.ts';
-import { URL_MESSAGES, webhookUrlProblem } from './url-policy.ts';
+import { canonicalWebhookUrl, URL_MESSAGES, webhookUrlProblem } from './url-policy.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -19,12 +19,12 @@ const ALLOWED = EVENT_TYPES.join(', ');
 // Shared rules of POST and PATCH; `optional` distinguishes "absent" from "present but wrong".
 function urlRule(publicOnly: boolean, required: boolean): ValidationChain {
   const chain = body('url');
-  return (
-    required ? chain.exists({ values: 'null' }).withMessage(URL_MESSAGES.required).bail() : chain.optional()
-  ).custom(async (value: unknown) => {
-    const problem = await webhookUrlProblem(value, publicOnly);
-    if (problem) throw new Error(problem);
-  });
+  return (required ? chain.exists({ values: 'null' }).withMessage(URL_MESSAGES.required).bail() : chain.optional())
+    .custom(async (value: unknown) => {
+      const problem = await webhookUrlProblem(value, publicOnly);
+      if (problem) throw new Error(problem);
+    })
+    .customSanitizer((value: unknown) => canonicalWebhookUrl(value) ?? value); // stored as it will be delivered to
 }
 
 const nameRule = () =>

@@ -4,7 +4,8 @@ import { isUuid, newId } from '../platform/base.entity.ts';
 import { open, seal, type Keyring } from '../platform/secrets.ts';
 import { Webhook, type IWebhook } from './webhook.entity.ts';
 import { generateSecret, maskSecret } from './signing.ts';
-import { LAST_LOGS, LOCK_MERCHANT, logView, type LogRow } from './webhooks.sql.ts';
+import { LAST_LOGS, LOCK_MERCHANT, type LogRow } from './webhooks.sql.ts';
+import { logView } from './webhooks.view.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 20;
 export const LOGS_PER_WEBHOOK = 20;

@@ -1,10 +1,7 @@
-// Every statement on the events, webhooks and webhook_deliveries tables, with the rows they return and their views.
-// Numbered parameters ($1): these run on plain node-postgres connections (the daemon's pool, a pg-boss `db`).
-// Statements run through MikroORM (em.execute) use `?` and say so.
-
-// One attempt of one delivery. `attempt` is the attempts count the row must still have (a stale or duplicated job
-// finds it moved on and does nothing); `step` is the position in the retry schedule of this run (a replay restarts it).
-export type DeliverJob = { id: string; attempt: number; step: number };
+// Every statement on the events, webhooks and webhook_deliveries tables, with the rows they return.
+// Numbered parameters ($1): these run on node-postgres connections, the daemon's pool or a MikroORM transaction seen
+// through pgTx (src/platform/sql.ts explains the two paths). Statements run through MikroORM (em.execute) use `?` and
+// say so.
 
 export type EventRow = { id: string; merchant_id: string; type: string; data: unknown; created_at: Date };
 export type SubscriberRow = { id: string; merchant_id: string; url: string; events: string[] };
@@ -43,97 +40,109 @@ export type ReplayCandidate = {
 };
 
 // The ACTIVE webhooks of these merchants: who gets a delivery of their events.
-export const SUBSCRIBERS = `select id, merchant_id, url, events from webhooks
-  where merchant_id = any($1::uuid[]) and status = 'ACTIVE' and deleted_at is null`;
+export const SUBSCRIBERS = `
+  select id, merchant_id, url, events
+    from webhooks
+   where merchant_id = any($1::uuid[]) and status = 'ACTIVE' and deleted_at is null`;
 
 // One delivery per (event, webhook); a re-run inserts nothing (and so enqueues nothing).
-export const INSERT_DELIVERIES = `insert into webhook_deliveries (id, created_at, updated_at, delivery_id, event_id,
-    webhook_id, event_type, url,
-    payload, status, attempts, success, next_attempt_at)
+export const INSERT_DELIVERIES = `
+  insert into webhook_deliveries (id, created_at, updated_at, delivery_id, event_id, webhook_id, event_type, url,
+                                  payload, status, attempts, success, next_attempt_at)
   select r.id, now(), now(), r.delivery_id, r.event_id, r.webhook_id, r.event_type, r.url, r.payload, 'PENDING', 0,
-  false, now()
-  from jsonb_to_recordset($1::jsonb) as r(id uuid, delivery_id text, event_id uuid, webhook_id uuid, event_type text,
-  url text, payload text)
-  on conflict (event_id, webhook_id) do nothing
+         false, now()
+    from jsonb_to_recordset($1::jsonb) as r(id uuid, delivery_id text, event_id uuid, webhook_id uuid, event_type text,
+                                             url text, payload text)
+      on conflict (event_id, webhook_id) do nothing
   returning id`;
 
 // The daemon's view of a batch: each delivery with its webhook's current url, secret and status.
-export const LOAD_DELIVERIES = `select d.id, d.delivery_id, d.webhook_id, d.payload, d.status, d.attempts,
-    w.url, w.secret, w.status as webhook_status, w.deleted_at is not null as deleted
-  from webhook_deliveries d join webhooks w on w.id = d.webhook_id where d.id = any($1::uuid[])`;
+export const LOAD_DELIVERIES = `
+  select d.id, d.delivery_id, d.webhook_id, d.payload, d.status, d.attempts,
+         w.url, w.secret, w.status as webhook_status, w.deleted_at is not null as deleted
+    from webhook_deliveries d
+    join webhooks w on w.id = d.webhook_id
+   where d.id = any($1::uuid[])`;
 
 // Deliveries of a webhook paused or deleted since they were queued: no further attempt.
-export const CANCEL_DELIVERIES = `update webhook_deliveries d set status = 'CANCELED', next_attempt_at = null,
-    updated_at = now()
-  from unnest($1::uuid[], $2::int[]) as c(id, attempts) where d.id = c.id and d.status = 'PENDING' and d.attempts =
-  c.attempts`;
+export const CANCEL_DELIVERIES = `
+  update webhook_deliveries d set status = 'CANCELED', next_attempt_at = null, updated_at = now()
+    from unnest($1::uuid[], $2::int[]) as c(id, attempts)
+   where d.id = c.id and d.status = 'PENDING' and d.attempts = c.attempts`;
 
 // Attempts recorded together, each row guarded by its attempts count so a duplicated job can never count or schedule
 // twice; it returns the rows it moved, and only those get a retry job.
-export const RECORD_ATTEMPTS = `update webhook_deliveries d set attempts = d.attempts + 1, status_code = r.status_code,
-    response = r.response,
-    success = r.success, status = r.status, url = r.url, last_attempt_at = r.attempted_at,
-    next_attempt_at = now() + r.delay * interval '1 second', updated_at = now()
-  from jsonb_to_recordset($1::jsonb) as r(id uuid, attempts int, status_code int, response text, success boolean, status
-  text,
-    url text, attempted_at timestamptz, delay float8)
-  where d.id = r.id and d.status = 'PENDING' and d.attempts = r.attempts
+export const RECORD_ATTEMPTS = `
+  update webhook_deliveries d set attempts = d.attempts + 1, status_code = r.status_code, response = r.response,
+                                  success = r.success, status = r.status, url = r.url, last_attempt_at = r.attempted_at,
+                                  next_attempt_at = now() + r.delay * interval '1 second', updated_at = now()
+    from jsonb_to_recordset($1::jsonb) as r(id uuid, attempts int, status_code int, response text, success boolean,
+                                            status text, url text, attempted_at timestamptz, delay float8)
+   where d.id = r.id and d.status = 'PENDING' and d.attempts = r.attempts
   returning d.id`;
 
 // (MikroORM, `?`) The last `limit` logs of each webhook through LATERAL, served by (webhook_id, created_at desc, id
 // desc).
-export const LAST_LOGS = (
-  limit: number,
-) => `select l.* from (select id from webhooks where id in (?)) w cross join lateral (
-    select d.webhook_id, d.id, d.delivery_id, d.event_type, d.url, d.payload, d.status_code, d.response, d.attempts,
-    d.success, d.created_at
-    from webhook_deliveries d where d.webhook_id = w.id order by d.created_at desc, d.id desc limit ${limit}
-  ) l order by l.created_at desc, l.id desc`;
+export const LAST_LOGS = (limit: number) => `
+  select l.*
+    from (select id from webhooks where id in (?)) w
+   cross join lateral (
+           select d.webhook_id, d.id, d.delivery_id, d.event_type, d.url, d.payload, d.status_code, d.response,
+                  d.attempts, d.success, d.created_at
+             from webhook_deliveries d
+            where d.webhook_id = w.id
+            order by d.created_at desc, d.id desc
+            limit ${limit}
+         ) l
+   order by l.created_at desc, l.id desc`;
 
 // (MikroORM, `?`) Serialises webhook creations of one merchant, so two concurrent requests cannot both pass the limit.
-export const LOCK_MERCHANT = 'select id from merchants where id = ? for update';
+export const LOCK_MERCHANT = `
+  select id
+    from merchants
+   where id = ?
+     for update`;
 
 // (MikroORM, `?`) Replay candidates, locked so two operators (or a replay racing a daemon) cannot enqueue one twice.
-export const REPLAY_CANDIDATES = (
-  where: string[],
-) => `select d.id, d.delivery_id, d.status, d.attempts, w.status as webhook_status, w.deleted_at
-  from webhook_deliveries d join webhooks w on w.id = d.webhook_id
-  where ${where.join(' and ')} order by d.created_at, d.id for update of d`;
+export const REPLAY_CANDIDATES = (where: string[]) => `
+  select d.id, d.delivery_id, d.status, d.attempts, w.status as webhook_status, w.deleted_at
+    from webhook_deliveries d
+    join webhooks w on w.id = d.webhook_id
+   where ${where.join(' and ')}
+   order by d.created_at, d.id
+     for update of d`;
 
 // (MikroORM, `?`) One JSON parameter however many rows: `in (?)` would spend one bind parameter per id (at most 65535).
-export const REPLAY = `update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), updated_at = now()
-  where id in (select jsonb_array_elements_text(?::jsonb)::uuid)`;
+export const REPLAY = `
+  update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), updated_at = now()
+   where id in (select jsonb_array_elements_text(?::jsonb)::uuid)`;
 
 // (MikroORM, `?`) Secrets not sealed under the current key (prefix `v1:<kid>:`), locked, skipping rows another
 // rotation (or a webhook update) holds and those that already failed in this run.
-export const SECRETS_TO_RESEAL = `select id, secret from webhooks
-  where not starts_with(secret, ?) and id not in (select jsonb_array_elements_text(?::jsonb)::uuid)
-  order by id limit ? for update skip locked`;
+export const SECRETS_TO_RESEAL = `
+  select id, secret
+    from webhooks
+   where not starts_with(secret, ?) and id not in (select jsonb_array_elements_text(?::jsonb)::uuid)
+   order by id
+   limit ?
+     for update skip locked`;
 
 // (MikroORM, `?`) Writes re-sealed secrets; updated_at stays, the merchant changed nothing.
-export const RESEAL_SECRETS = `update webhooks w set secret = r.secret
-  from jsonb_to_recordset(?::jsonb) as r(id uuid, secret text) where w.id = r.id`;
+export const RESEAL_SECRETS = `
+  update webhooks w set secret = r.secret
+    from jsonb_to_recordset(?::jsonb) as r(id uuid, secret text)
+   where w.id = r.id`;
 
 // (MikroORM, `?`) Secrets still to re-seal.
-export const COUNT_TO_RESEAL = 'select count(*)::int as n from webhooks where not starts_with(secret, ?)';
+export const COUNT_TO_RESEAL = `
+  select count(*)::int as n
+    from webhooks
+   where not starts_with(secret, ?)`;
 
 // (MikroORM) How many secrets each key id seals; legacy rows count as "plaintext".
-export const SECRETS_BY_KEY = `select case when starts_with(secret, 'v1:') then split_part(secret, ':', 2)
-    else 'plaintext' end as kid, count(*)::int as n
-  from webhooks group by 1 order by 1`;
-
-const iso = (d: Date | string) => new Date(d).toISOString();
-
-// A delivery log as the API lists it (spec 2.6).
-export const logView = (r: LogRow) => ({
-  id: r.id,
-  deliveryId: r.delivery_id,
-  event: r.event_type,
-  url: r.url,
-  payload: r.payload,
-  statusCode: r.status_code,
-  response: r.response,
-  attempts: r.attempts,
-  success: r.success,
-  createdAt: iso(r.created_at),
-});
+export const SECRETS_BY_KEY = `
+  select case when starts_with(secret, 'v1:') then split_part(secret, ':', 2) else 'plaintext' end as kid,
+         count(*)::int as n
+    from webhooks
+   group by 1
+   order by 1`;

@@ -3,22 +3,16 @@ import type { Services } from '../platform/services.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
-import { QUEUES, sendInTx } from '../platform/queue.ts';
+import { enqueue, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
-import { accounts, InsufficientFundsError, post } from '../ledger/ledger.service.ts';
+import { accounts, post } from '../ledger/ledger.service.ts';
+import { guardOwed } from '../infractions/infractions.holds.ts';
 import type { PixKeyType } from '../pix/keys.ts';
 import { Withdrawal } from './withdrawal.entity.ts';
-import {
-  AVAILABLE_AND_OWED,
-  creationView,
-  rowView,
-  withdrawalView,
-  WITHDRAWAL_PAGE,
-  type WithdrawalRow,
-} from './withdrawals.sql.ts';
+import { WITHDRAWAL_PAGE, type WithdrawalRow } from './withdrawals.sql.ts';
+import { creationView, rowView, withdrawalView } from './withdrawals.view.ts';
 
 export type WithdrawalInput = { amount: number; pixKey: string; pixKeyType: PixKeyType; description: string | null };
-export type SendJob = { withdrawalId: string };
 
 /**
  * POST /v1/merchants/me/withdrawals, one transaction: the withdrawal row, its send job and the ledger debit
@@ -44,7 +38,7 @@ export async function createWithdrawal(
           idempotencyKey,
           requestHash,
         });
-        await sendInTx(tx, boss, QUEUES.withdrawalSend, { withdrawalId: w.id } satisfies SendJob); // flushes the row
+        await enqueue(boss, tx, QUEUES.withdrawalSend, { withdrawalId: w.id }); // flushes the row
         // The debit goes last: it locks the ledger rows every payment and withdrawal touch, so hold them the shortest
         // time.
         await post(tx, 'withdrawal', w.id, [
@@ -59,14 +53,6 @@ export async function createWithdrawal(
   return { withdrawal: result, replayed };
 }
 
-// After a debit (its row locked until the commit): the balance left must still cover the open infractions' shortfall.
-async function guardOwed(tx: EntityManager, merchantId: string) {
-  const [row] = await tx.execute<{ balance: string; owed: string }[]>(AVAILABLE_AND_OWED, [
-    accounts.available(merchantId),
-    merchantId,
-  ]);
-  if (row && Number(row.owed) > 0 && Number(row.balance) < Number(row.owed)) throw new InsufficientFundsError();
-}
 // GET /v1/merchants/me/withdrawals/:id (404 for unknown ids and other merchants' ids).
 export async function getWithdrawal(em: EntityManager, merchantId: string, id: string) {
   const w = isUuid(id) ? await em.findOne(Withdrawal, { id, merchant: merchantId }) : null;

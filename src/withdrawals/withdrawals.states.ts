@@ -1,13 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Services } from '../platform/services.ts';
-import type { Acquirer, TransferResult } from '../acquirer/acquirer.ts';
+import type { AcquirerDeps, TransferResult } from '../acquirer/acquirer.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import type { EventType } from '../webhooks/catalog.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { Withdrawal, type IWithdrawal, type WithdrawalStatus } from './withdrawal.entity.ts';
 import * as sql from './withdrawals.sql.ts';
-
-type Deps = Services & { acquirer: Acquirer };
+import { rowView } from './withdrawals.view.ts';
 
 /**
  * Every status change of a withdrawal, driven by what the acquirer says of its transfer (the answer to transferOut, a
@@ -30,12 +28,12 @@ export const WITHDRAWAL_TRANSITIONS = {
 >;
 
 const T = WITHDRAWAL_TRANSITIONS;
-const ACCEPT = sql.ACCEPT(T.accept.from);
-const COMPLETE = sql.COMPLETE(T.complete.from);
-const FAIL = sql.FAIL(T.fail.from);
-const RETURN = sql.RETURN(T.return.from);
+const ACCEPT = sql.ACCEPT(T.accept);
+const COMPLETE = sql.COMPLETE(T.complete);
+const FAIL = sql.FAIL(T.fail);
+const RETURN = sql.RETURN(T.return);
 
-type StateDeps = Pick<Deps, 'orm' | 'boss' | 'acquirer' | 'logger'>;
+type StateDeps = Pick<AcquirerDeps, 'orm' | 'boss' | 'acquirer' | 'logger'>;
 
 async function transition(em: EntityManager, statement: string, params: unknown[]): Promise<sql.WithdrawalRow | null> {
   const [row] = await em.execute<sql.WithdrawalRow[]>(statement, params);
@@ -44,7 +42,7 @@ async function transition(em: EntityManager, statement: string, params: unknown[
 
 // The event's data is the withdrawal as the API shows it, after the change.
 const emit = (em: EntityManager, deps: StateDeps, w: sql.WithdrawalRow, type: EventType) =>
-  recordEvent(em, deps.boss, w.merchant_id, type, sql.rowView(w));
+  recordEvent(em, deps.boss, w.merchant_id, type, rowView(w));
 
 // Money back to the merchant (a failed or returned transfer): the mirror of the withdrawal's debit, posted once.
 const creditBack = (em: EntityManager, w: sql.WithdrawalRow, kind: 'withdrawal.reversal' | 'withdrawal.return') =>

@@ -1,6 +1,7 @@
 import { body } from 'express-validator';
 import { idempotencyKeyRule } from '../platform/validation.ts';
 import { isValidPixKey, normalizePixKey, PIX_KEY_TYPES, type PixKeyType } from '../pix/keys.ts';
+import { stripBidiControls } from '../pix/text.ts';
 
 const MAX_AMOUNT = 2_147_483_647; // the amount column is a 32-bit integer
 
@@ -40,6 +41,7 @@ export const createWithdrawalRules = [
     .isString()
     .withMessage('description deve ser um texto')
     .bail()
+    .customSanitizer(stripBidiControls) // the recipient reads it (infoPagador)
     .isLength({ max: 255 })
     .withMessage('description deve ter no máximo 255 caracteres'),
   idempotencyKeyRule,

@@ -1,19 +1,16 @@
-import type { Services } from '../platform/services.ts';
-import type { Acquirer } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING, settleEach } from '../platform/queue.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
+import { enqueue, QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
 import { reconcileWithdrawals, sendWithdrawal } from './withdrawals.states.ts';
-import type { SendJob } from './withdrawals.service.ts';
-
-type Deps = Services & { acquirer: Acquirer };
 
 export const RECONCILE_CRON = '* * * * *';
 const SEND_BATCH = 10;
 
 // Worker side of withdrawals: send each one to the acquirer, and reconcile the stuck ones every minute and at start.
-export async function registerWithdrawals(deps: Deps): Promise<void> {
+export async function registerWithdrawals(deps: AcquirerDeps): Promise<void> {
   const { boss, config, logger } = deps;
   // Batches + burst: a wave of withdrawals is drained at once, not one per NOTIFY.
-  await boss.work<SendJob>(
+  await work(
+    boss,
     QUEUES.withdrawalSend,
     { ...WORK_POLLING, batchSize: SEND_BATCH, burstWhenBatchFull: true, perJobResults: true },
     (jobs) => settleEach(jobs, (data) => sendWithdrawal(deps, data.withdrawalId)),
@@ -23,5 +20,5 @@ export async function registerWithdrawals(deps: Deps): Promise<void> {
     if (summary.checked) logger.info(summary, 'withdrawals reconciled');
   });
   await boss.schedule(QUEUES.withdrawalReconcile, RECONCILE_CRON);
-  await boss.send(QUEUES.withdrawalReconcile, {}); // what a crash left behind is settled now, not at the next minute
+  await enqueue(boss, null, QUEUES.withdrawalReconcile, {}); // what a crash left behind is settled now, not at the next minute
 }

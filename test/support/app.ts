@@ -73,7 +73,7 @@ export async function startBackground(
   const deps = await buildDeps(
     config,
     createLogger(config.logLevel, `test-${kind}`),
-    kind === 'worker' ? { supervise: true, schedule: true } : {},
+    kind === 'worker' ? { supervise: true, schedule: true, work: true } : { work: true },
   );
   if (kind === 'worker') await startWorker(deps);
   else await startDeliveryDaemon(deps);

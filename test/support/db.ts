@@ -30,3 +30,18 @@ export async function createTestDatabase(): Promise<string> {
   url.pathname = `/${name}`;
   return url.toString();
 }
+
+// An empty database (no schema): for a test that runs the migrations itself.
+export async function createEmptyTestDatabase(): Promise<string> {
+  const name = `${process.env.TEST_DATABASE_PREFIX}_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}

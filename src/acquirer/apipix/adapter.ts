@@ -10,6 +10,7 @@ import { AcquirerRefusedError, AcquirerUnavailableError } from '../errors.ts';
 import type { ApiPixClient } from './client.ts';
 import { ApiPixError } from './errors.ts';
 import type { Devolucao, Envio, Infracao, Pix } from './types.ts';
+import { payerText, truncateText } from '../../pix/text.ts';
 
 // The PSP's word, in the port's terms; 'unavailable' (no answer) and 'refused' (a definite no) stay apart.
 function portError(err: unknown): unknown {
@@ -48,7 +49,7 @@ const refundOf = (d: Devolucao): RefundResult =>
   d.status === 'DEVOLVIDO'
     ? { status: 'COMPLETED' }
     : d.status === 'NAO_REALIZADO'
-      ? { status: 'FAILED', failureReason: (d.motivo ?? 'Devolução não realizada pelo adquirente').slice(0, 255) }
+      ? { status: 'FAILED', failureReason: truncateText(d.motivo ?? 'Devolução não realizada pelo adquirente', 255) }
       : { status: 'PROCESSING' };
 
 const transferOf = (e: Envio): TransferResult =>
@@ -74,14 +75,15 @@ export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
   return {
     name: 'apipix',
     async createCharge({ txid, amount, expiresIn, description, payer }) {
+      // what the payer reads (API Pix limits: nome 200, solicitacaoPagador 140)
+      const nome = payer && payerText(payer.name, 200);
       const devedor = payer
         ? payer.document.length === 11
-          ? { cpf: payer.document, nome: payer.name }
-          : { cnpj: payer.document, nome: payer.name }
+          ? { cpf: payer.document, nome: nome! }
+          : { cnpj: payer.document, nome: nome! }
         : undefined;
-      const cob = await call(() =>
-        client.putCob(txid, { expiracao: expiresIn, amount, devedor, solicitacaoPagador: description.slice(0, 140) }),
-      );
+      const solicitacaoPagador = payerText(description, 140) || undefined;
+      const cob = await call(() => client.putCob(txid, { expiracao: expiresIn, amount, devedor, solicitacaoPagador }));
       const location = cob.location ?? cob.loc?.location;
       if (!cob.pixCopiaECola || !location) throw new AcquirerUnavailableError('O adquirente não devolveu o QR Code');
       return { qrCode: cob.pixCopiaECola, location };
@@ -116,7 +118,7 @@ export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
         client.putEnvio(pspId(idempotencyKey), {
           amount,
           favorecido: { chave: pixKey },
-          ...(description ? { pagador: { infoPagador: description.slice(0, 140) } } : {}),
+          ...(description ? { pagador: { infoPagador: payerText(description, 140) } } : {}),
         }),
       );
       return transferOf(envio);
@@ -133,7 +135,7 @@ export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
             endToEndId: i.endToEndId,
             amount: i.amount,
             status: INFRACTION_STATUS[i.status],
-            reason: (i.razao ?? i.tipoSituacao ?? 'MED').slice(0, 255),
+            reason: truncateText(i.razao ?? i.tipoSituacao ?? 'MED', 255),
             deadlineAt: i.dadosAnalise?.prazoFinalizacao ?? null,
           };
         }

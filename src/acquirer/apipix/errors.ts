@@ -1,4 +1,5 @@
 import type { Problema } from './types.ts';
+import { truncateText } from '../../pix/text.ts';
 
 // unavailable: the outcome is unknown or the PSP could not answer (network, timeout, 5xx, 429 after the retries, a 2xx
 //   body that is not the standard's): the caller may try again, idempotently.
@@ -47,7 +48,7 @@ export function kindOfStatus(status: number): ApiPixErrorKind {
 export function toProblem(body: unknown): Problema | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const b = body as Record<string, unknown>;
-  const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 500) : undefined);
+  const text = (v: unknown) => (typeof v === 'string' ? truncateText(v, 500) : undefined);
   const problem: Problema = {
     type: text(b.type),
     title: text(b.title) ?? text(b.nome),

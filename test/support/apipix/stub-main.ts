@@ -1,5 +1,5 @@
-// npm run stub:apipix [-- port]: the PSP stub as its own process, to run the service against by hand (README,
-// "Connecting a PSP"). Prints one JSON line with the APIPIX_* settings that point the service at it (PEM files in a
+// npm run stub:apipix [-- port]: the PSP stub as its own process, to run the service against by hand
+// (docs/psp.md). Prints one JSON line with the APIPIX_* settings that point the service at it (PEM files in a
 // temporary directory) and the address of its control API, which plays the payer and the SPI:
 //   POST <control>/pay/<txid>[?amount=<centavos>]        the payer pays (the registered webhook is notified)
 //   POST <control>/devolucoes/<e2eid>/<id>/<DEVOLVIDO|NAO_REALIZADO>   the SPI settles a devolução (notified)

@@ -246,9 +246,17 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
   };
 }
 
-// The service's APIPIX_* variables for this stub and PKI (ACQUIRER=apipix), as an operator would set them.
+// The service's APIPIX_* variables for this stub and PKI (ACQUIRER=apipix), as an operator would set them, with the
+// secrets ACQUIRER=apipix requires whatever NODE_ENV (never the development ones).
+export const APIPIX_SECRETS = {
+  JWT_SECRET: 'apipix-test-jwt-secret-'.padEnd(48, 'j'),
+  ACQUIRER_WEBHOOK_SECRET: 'apipix-test-acquirer-secret-'.padEnd(48, 'a'),
+  SECRETS_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64')}`,
+};
+
 export function apiPixEnv(stub: ApiPixStub, certsDir: string, webhookToken: string): Record<string, string> {
   return {
+    ...APIPIX_SECRETS,
     ACQUIRER: 'apipix',
     APIPIX_BASE_URL: stub.baseUrl,
     APIPIX_CLIENT_ID: stub.clientId,

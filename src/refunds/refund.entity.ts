@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
-import { Charge } from './charge.entity.ts';
+import { Charge } from '../charges/charge.entity.ts';
 import { UnmatchedPayment } from './unmatched-payment.entity.ts';
 
 export const REFUND_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;

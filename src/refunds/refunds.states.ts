@@ -1,17 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification, RefundResult } from '../acquirer/acquirer.ts';
-import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
-import { isUuid, newId } from '../platform/base.entity.ts';
-import { QUEUES, sendInTx } from '../platform/queue.ts';
-import { accounts, InsufficientFundsError, post } from '../ledger/ledger.service.ts';
-import { markRefunded, type PayOutcome } from './charges.states.ts';
-import * as sql from './charges.sql.ts';
+import type { AcquirerDeps, PaymentNotification, RefundResult } from '../acquirer/acquirer.ts';
+import { newId } from '../platform/base.entity.ts';
+import { enqueue, QUEUES } from '../platform/queue.ts';
+import { accounts, post } from '../ledger/ledger.service.ts';
+import { markRefunded } from '../charges/charges.states.ts';
+import type { UnmatchedReason } from './unmatched-payment.entity.ts';
+import * as sql from './refunds.sql.ts';
 
 /**
  * Money going back to payers: devoluções (refunds) and the payments that could pay no charge (unmatched). A devolução
- * is final only when the acquirer says so; until then its amount sits on a suspense account of the ledger:
+ * is requested by a merchant (refunds.service.ts) or by settlement (recordUnmatched), and is final only when the
+ * acquirer says so; until then its amount sits on a suspense account of the ledger:
  * - a merchant's refund holds the charge's net (from the merchant's available balance) and fee (from the platform) on
  *   suspense:refunds; COMPLETED (DEVOLVIDO) -> the charge REFUNDED, the money out; FAILED (NAO_REALIZADO) -> both back.
  * - an unmatched payment is held on suspense:unmatched and returned; RETURN_FAILED keeps it there for an operator.
@@ -24,70 +24,14 @@ export const REFUND_TRANSITIONS = {
 export const UNMATCHED_TRANSITIONS = {
   returned: { from: ['RETURNING'], to: 'RETURNED' },
   returnFailed: { from: ['RETURNING'], to: 'RETURN_FAILED' },
-} as const;
+} as const satisfies Record<string, { from: readonly sql.UnmatchedRow['status'][]; to: sql.UnmatchedRow['status'] }>;
 
-const COMPLETE_REFUND = sql.COMPLETE_REFUND(REFUND_TRANSITIONS.complete.from);
-const FAIL_REFUND = sql.FAIL_REFUND(REFUND_TRANSITIONS.fail.from);
-const RETURNED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returned.from);
-const RETURN_FAILED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returnFailed.from);
+const COMPLETE_REFUND = sql.COMPLETE_REFUND(REFUND_TRANSITIONS.complete);
+const FAIL_REFUND = sql.FAIL_REFUND(REFUND_TRANSITIONS.fail);
+const RETURNED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returned);
+const RETURN_FAILED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returnFailed);
 
-export type RefundJob = { refundId: string };
-
-type Deps = Pick<Services, 'orm' | 'boss' | 'logger'> & { acquirer: Acquirer };
-
-const REFUND_IN_PROGRESS = 'Já existe um estorno em andamento para esta cobrança';
-export const INFRACTION_OPEN = 'Cobrança com infração (MED) em aberto não pode ser estornada';
-
-// POST /v1/charges/:id/refund: the whole payment goes back to the payer once the acquirer confirms it.
-export async function requestRefund(deps: Pick<Services, 'boss'>, em: EntityManager, merchantId: string, id: string) {
-  if (!isUuid(id)) throw new NotFoundError('Cobrança não encontrada');
-  try {
-    return await em.transactional(async (tx) => {
-      const [c] = await tx.execute<sql.MerchantChargeRow[]>(sql.CHARGE_FOR_REFUND, [id, merchantId]);
-      if (!c) throw new NotFoundError('Cobrança não encontrada');
-      if (c.status !== 'PAID') throw new BusinessRuleError('Apenas cobranças pagas podem ser estornadas');
-      if ((await tx.execute(sql.OPEN_INFRACTION, [c.id])).length) throw new ConflictError(INFRACTION_OPEN);
-      const [refund] = await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
-        newId(),
-        merchantId,
-        c.id,
-        null,
-        c.end_to_end_id,
-        c.amount,
-      ]);
-      await sendInTx(tx, deps.boss, QUEUES.refundSend, { refundId: refund.id } satisfies RefundJob);
-      // the ledger last (its rows stay locked only until the commit); refused funds roll everything above back
-      await post(tx, 'refund.hold', refund.id, [
-        { account: accounts.available(merchantId), amount: -(c.amount - c.fee), merchantId },
-        { account: accounts.platformFees, amount: -c.fee },
-        { account: accounts.refundsInProgress, amount: c.amount },
-      ]).catch((err: unknown) => {
-        throw err instanceof InsufficientFundsError ? new BusinessRuleError('Saldo insuficiente') : err;
-      });
-      // what open MED infractions are still owed (not yet blocked) stays out of reach of refunds too
-      const [left] = await tx.execute<{ balance: string; owed: string }[]>(sql.AVAILABLE_AND_OWED, [
-        accounts.available(merchantId),
-        merchantId,
-      ]);
-      if (Number(left.owed) > 0 && Number(left.balance) < Number(left.owed))
-        throw new BusinessRuleError('Saldo insuficiente');
-      return { charge: sql.chargeRowView(c, { tracking: true }), refund: sql.refundView(refund) };
-    });
-  } catch (err) {
-    if (err instanceof UniqueConstraintViolationException) throw new ConflictError(REFUND_IN_PROGRESS);
-    throw err;
-  }
-}
-
-const REASONS: Partial<Record<PayOutcome, string>> = {
-  unknown: 'UNKNOWN_CHARGE',
-  late: 'EXPIRED',
-  already_paid: 'ALREADY_PAID',
-  mismatch: 'AMOUNT_MISMATCH',
-};
-
-// Why an unmatched payment is kept, or null when the outcome is not one (paid, or a redelivery of a payment).
-export const unmatchedReason = (outcome: PayOutcome): string | null => REASONS[outcome] ?? null;
+type Deps = Pick<AcquirerDeps, 'orm' | 'boss' | 'logger' | 'acquirer'>;
 
 /**
  * In the settlement's transaction: a payment that paid nothing is recorded once (by endToEndId), held on
@@ -97,7 +41,7 @@ export async function recordUnmatched(
   deps: Pick<Services, 'boss'>,
   tx: EntityManager,
   n: PaymentNotification,
-  reason: string,
+  reason: UnmatchedReason,
 ): Promise<boolean> {
   const [u] = await tx.execute<sql.UnmatchedRow[]>(sql.INSERT_UNMATCHED, [
     newId(),
@@ -117,7 +61,7 @@ export async function recordUnmatched(
     u.end_to_end_id,
     u.amount,
   ]);
-  await sendInTx(tx, deps.boss, QUEUES.refundSend, { refundId: refund.id } satisfies RefundJob);
+  await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
   await post(tx, 'payment.unmatched', u.id, [
     { account: accounts.acquirerSettlement, amount: -u.amount },
     { account: accounts.unmatchedPayments, amount: u.amount },
@@ -144,7 +88,7 @@ export async function applyRefundResult(deps: Deps, refundId: string, result: Re
       const [r] = await tx.execute<sql.RefundRow[]>(COMPLETE_REFUND, [refundId]);
       if (!r) return null;
       if (r.charge_id) await markRefunded(deps, tx, r.charge_id);
-      else await tx.execute(RETURNED, [UNMATCHED_TRANSITIONS.returned.to, r.unmatched_payment_id]);
+      else await tx.execute(RETURNED, [r.unmatched_payment_id]);
       const from = r.charge_id ? accounts.refundsInProgress : accounts.unmatchedPayments;
       await post(tx, r.charge_id ? 'refund.complete' : 'unmatched.return', r.id, [
         { account: from, amount: -r.amount },
@@ -164,7 +108,7 @@ export async function applyRefundResult(deps: Deps, refundId: string, result: Re
         { account: accounts.platformFees, amount: c.fee },
       ]);
     } else {
-      await tx.execute(RETURN_FAILED, [UNMATCHED_TRANSITIONS.returnFailed.to, r.unmatched_payment_id]);
+      await tx.execute(RETURN_FAILED, [r.unmatched_payment_id]);
     }
     return r;
   });

@@ -1,13 +1,10 @@
 import express, { Router } from 'express';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Services } from '../platform/services.ts';
-import type { Acquirer, PaymentNotification } from '../acquirer/acquirer.ts';
+import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { UnauthorizedError, ValidationError } from '../platform/errors.ts';
-import { QUEUES } from '../platform/queue.ts';
-import { acceptPayments } from './charges.service.ts';
-import type { RefundJob } from './returns.states.ts';
-
-type Deps = Services & { acquirer: Acquirer };
+import { enqueue, QUEUES } from '../platform/queue.ts';
+import { acceptPayments } from './payments.service.ts';
 
 export const SIGNATURE_HEADER = 'x-acquirer-signature';
 
@@ -15,41 +12,61 @@ export function signAcquirerBody(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-// API Pix "valor" ("10.50") to centavos without floating point.
+const MAX_CENTS = 2_147_483_647; // the charges' amount column (int4)
+const E2EID = /^[a-zA-Z0-9]{32}$/;
+const TXID = /^[a-zA-Z0-9]{26,35}$/;
+// RFC 3339 (the API Pix `horario`) from 2000 to 9999, so every accepted time is one PostgreSQL stores as it was meant.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+const [EARLIEST, LATEST] = [Date.UTC(2000, 0, 1), Date.UTC(10000, 0, 1)];
+
+// Anything JSON may hold (null, numbers, arrays...) is looked at only through this: a field of a non-object is absent.
+type Item = Record<string, unknown>;
+const asItem = (v: unknown): Item => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Item) : {});
+
+// API Pix "valor" ("10.50") to centavos without floating point; null when it is not one or could not be a charge's.
 function toCents(valor: unknown): number | null {
   if (typeof valor !== 'string' || !/^\d{1,10}\.\d{2}$/.test(valor)) return null;
-  return Number(valor.replace('.', ''));
+  const cents = Number(valor.replace('.', ''));
+  return cents >= 1 && cents <= MAX_CENTS ? cents : null;
+}
+
+function toIso(horario: unknown): string | null {
+  if (typeof horario !== 'string' || !RFC3339.test(horario)) return null;
+  const at = Date.parse(horario);
+  return at >= EARLIEST && at < LATEST ? new Date(at).toISOString() : null; // NaN fails both
+}
+
+// The `pix` array of a notification body (any JSON value): 1..1000 items, or 400.
+function pixItems(body: unknown): unknown[] {
+  const pix = asItem(body).pix;
+  if (!Array.isArray(pix) || pix.length === 0 || pix.length > 1000)
+    throw new ValidationError([{ field: 'pix', message: 'pix deve ser uma lista de 1 a 1000 pagamentos' }]);
+  return pix;
 }
 
 function parsePix(body: unknown): PaymentNotification[] {
-  const pix = (body as { pix?: unknown })?.pix;
-  if (!Array.isArray(pix) || pix.length === 0 || pix.length > 1000)
-    throw new ValidationError([{ field: 'pix', message: 'pix deve ser uma lista de 1 a 1000 pagamentos' }]);
-  return pix.map((p: Record<string, unknown>, i) => {
-    const amount = toCents(p?.valor);
+  return pixItems(body).map((item, i) => {
+    const p = asItem(item);
+    const txid = p.txid ?? null; // API Pix: absent (or null) for a Pix paid without a txid
+    const amount = toCents(p.valor);
+    const paidAt = toIso(p.horario);
     const ok =
-      (p?.txid === undefined || (typeof p.txid === 'string' && /^[a-zA-Z0-9]{26,35}$/.test(p.txid))) &&
+      (txid === null || (typeof txid === 'string' && TXID.test(txid))) &&
       typeof p.endToEndId === 'string' &&
-      /^[a-zA-Z0-9]{32}$/.test(p.endToEndId) &&
+      E2EID.test(p.endToEndId) &&
       amount !== null &&
-      typeof p.horario === 'string' &&
-      !Number.isNaN(Date.parse(p.horario));
+      paidAt !== null;
     if (!ok)
       throw new ValidationError([
         { field: `pix[${i}]`, message: 'pagamento inválido: endToEndId, valor e horario são obrigatórios' },
       ]);
-    return {
-      txid: (p.txid as string | undefined) ?? null,
-      endToEndId: p.endToEndId as string,
-      amount: amount!,
-      paidAt: new Date(p.horario as string).toISOString(),
-    };
+    return { txid: txid as string | null, endToEndId: p.endToEndId as string, amount: amount!, paidAt: paidAt! };
   });
 }
 
 // POST /v1/acquirer/notifications: the acquirer's payment webhook (API Pix `pix` array), authenticated by an
 // HMAC-SHA256 of the raw body. It only enqueues; the worker settles.
-export function acquirerNotificationRoutes({ config, boss }: Deps): Router {
+export function acquirerNotificationRoutes({ config, boss }: Pick<Services, 'config' | 'boss'>): Router {
   const router = Router();
   router.post('/', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -70,7 +87,6 @@ export function acquirerNotificationRoutes({ config, boss }: Deps): Router {
   return router;
 }
 
-const E2EID = /^[a-zA-Z0-9]{32}$/;
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 // Our refund ids are UUIDs; at the acquirer they go without dashes (API Pix ids are alphanumeric).
 const refundIdOf = (pspId: string) =>
@@ -84,36 +100,29 @@ const refundIdOf = (pspId: string) =>
  * and changes nothing. Nothing in the body is trusted: each Pix is re-read from the PSP by the worker before it settles
  * anything, and each devolução it lists is asked about again.
  */
-export function apiPixNotificationRoutes({ config, boss }: Deps): Router {
+export function apiPixNotificationRoutes({ config, boss }: Pick<Services, 'config' | 'boss'>): Router {
   const router = Router();
   const token = sha256(config.apipix!.webhookToken);
   router.post(['/:token', '/:token/pix'], express.json({ limit: '1mb' }), async (req, res) => {
     if (!timingSafeEqual(sha256(String(req.params.token)), token))
       throw new UnauthorizedError('Token do webhook inválido');
-    const pix = (req.body as { pix?: unknown })?.pix;
-    if (!Array.isArray(pix) || pix.length === 0 || pix.length > 1000) {
-      throw new ValidationError([{ field: 'pix', message: 'pix deve ser uma lista de 1 a 1000 pagamentos' }]);
-    }
-    const items = pix as Record<string, unknown>[];
-    const bad = items.findIndex((p) => typeof p?.endToEndId !== 'string' || !E2EID.test(p.endToEndId));
+    const items = pixItems(req.body).map(asItem);
+    const bad = items.findIndex((p) => typeof p.endToEndId !== 'string' || !E2EID.test(p.endToEndId));
     if (bad >= 0) throw new ValidationError([{ field: `pix[${bad}].endToEndId`, message: 'endToEndId inválido' }]);
     // hints only (the worker asks the PSP): what was notified, so the logs can tell what the PSP then confirmed
     const payments = items.map((p) => ({
-      txid: typeof p.txid === 'string' ? p.txid : null,
+      txid: typeof p.txid === 'string' && TXID.test(p.txid) ? p.txid : null,
       endToEndId: p.endToEndId as string,
       amount: toCents(p.valor) ?? 0,
-      paidAt:
-        typeof p.horario === 'string' && !Number.isNaN(Date.parse(p.horario))
-          ? new Date(p.horario).toISOString()
-          : new Date().toISOString(),
+      paidAt: toIso(p.horario) ?? new Date().toISOString(),
     }));
     await acceptPayments({ boss }, payments);
     const refunds = items
-      .flatMap((p) => (Array.isArray(p.devolucoes) ? (p.devolucoes as { id?: unknown }[]) : []))
-      .map((d) => (typeof d?.id === 'string' ? refundIdOf(d.id) : null))
+      .flatMap((p) => (Array.isArray(p.devolucoes) ? p.devolucoes.map(asItem) : []))
+      .map((d) => (typeof d.id === 'string' ? refundIdOf(d.id) : null))
       .filter((id): id is string => id !== null);
     for (const refundId of refunds)
-      await boss.send(QUEUES.refundSend, { refundId } satisfies RefundJob, { singletonKey: refundId });
+      await enqueue(boss, null, QUEUES.refundSend, { refundId }, { singletonKey: refundId });
     res.json({ received: payments.length, refunds: refunds.length });
   });
   return router;

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
-import { Charge } from './charge.entity.ts';
+import { Charge } from '../charges/charge.entity.ts';
 
 // Why a received payment could pay no charge.
 export const UNMATCHED_REASONS = [
@@ -10,6 +10,7 @@ export const UNMATCHED_REASONS = [
   'NOT_PAYABLE',
   'AMOUNT_MISMATCH',
 ] as const;
+export type UnmatchedReason = (typeof UNMATCHED_REASONS)[number];
 export const UNMATCHED_STATUSES = ['RETURNING', 'RETURNED', 'RETURN_FAILED'] as const;
 
 // Money that reached the platform's account without paying a charge: held on the ledger's suspense account and

@@ -1,17 +1,18 @@
-import { OpsError, type Command } from '../platform/ops.ts';
+import { OpsUsageError, type Command } from '../platform/ops.ts';
 import { UNMATCHED_STATUSES } from './unmatched-payment.entity.ts';
-import * as sql from './charges.sql.ts';
+import { refundView } from '../charges/charges.view.ts';
+import * as sql from './refunds.sql.ts';
 
 function limitOf(raw: unknown): number {
   if (raw === undefined) return 100;
   const n = Number(raw);
   if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < 1 || n > 10_000)
-    throw new OpsError('--limit must be 1..10000');
+    throw new OpsUsageError('--limit must be 1..10000');
   return n;
 }
 
 // Operators' view of money going back to payers.
-export const chargeCommands: Command[] = [
+export const refundCommands: Command[] = [
   {
     name: 'payments:unmatched',
     summary:
@@ -23,7 +24,7 @@ export const chargeCommands: Command[] = [
     async run({ em }, flags) {
       const status = flags.status === undefined ? undefined : String(flags.status);
       if (status !== undefined && !(UNMATCHED_STATUSES as readonly string[]).includes(status)) {
-        throw new OpsError(`--status must be one of ${UNMATCHED_STATUSES.join(', ')}`);
+        throw new OpsUsageError(`--status must be one of ${UNMATCHED_STATUSES.join(', ')}`);
       }
       const rows = await em.execute<
         (sql.UnmatchedRow & {
@@ -61,7 +62,7 @@ export const chargeCommands: Command[] = [
     },
     async run({ em }, flags) {
       const since = flags.since === undefined ? new Date(Date.now() - 30 * 86400_000) : new Date(String(flags.since));
-      if (Number.isNaN(since.getTime())) throw new OpsError('--since must be an ISO 8601 date or date-time');
+      if (Number.isNaN(since.getTime())) throw new OpsUsageError('--since must be an ISO 8601 date or date-time');
       const rows = await em.execute<(sql.RefundRow & { txid: string | null })[]>(sql.FAILED_REFUNDS, [
         since,
         limitOf(flags.limit),
@@ -69,7 +70,7 @@ export const chargeCommands: Command[] = [
       return {
         count: rows.length,
         refunds: rows.map((r) => ({
-          ...sql.refundView(r),
+          ...refundView(r),
           chargeId: r.charge_id,
           txid: r.txid,
           merchantId: r.merchant_id,

@@ -1,0 +1,48 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Services } from '../platform/services.ts';
+import type { PaymentNotification } from '../acquirer/acquirer.ts';
+import { payCharges, type PayOutcome } from '../charges/charges.states.ts';
+import { recordUnmatched } from '../refunds/refunds.states.ts';
+import type { UnmatchedReason } from '../refunds/unmatched-payment.entity.ts';
+import { coverAfterCredit } from '../infractions/infractions.holds.ts';
+
+// What settlement makes of each outcome of a payment: a payment that paid nothing is kept as unmatched, for this
+// reason, and returned to its payer; the rest are logged as they are.
+const UNMATCHED: Record<PayOutcome, UnmatchedReason | null> = {
+  paid: null,
+  duplicate: null, // a redelivery of a payment that already paid its charge
+  unknown: 'UNKNOWN_CHARGE',
+  late: 'EXPIRED',
+  already_paid: 'ALREADY_PAID',
+  mismatch: 'AMOUNT_MISMATCH',
+};
+
+/**
+ * Settles confirmed payments in one transaction, down the modules: the charges they pay (src/charges pay, with its
+ * ledger split and charge.paid), every payment that paid nothing recorded as unmatched, held on suspense and sent back
+ * to its payer (src/refunds), and the credits of merchants who owe MED infractions blocked right after (src/infractions).
+ * Every centavo that reached the platform's account is either credited to a merchant or returned.
+ */
+export async function settlePayments(
+  deps: Pick<Services, 'boss' | 'logger'>,
+  em: EntityManager,
+  batch: PaymentNotification[],
+): Promise<PayOutcome[]> {
+  const outcomes = await em.transactional(async (tx) => {
+    const { outcomes, credited } = await payCharges(deps, tx, batch);
+    await coverAfterCredit(deps, tx, credited);
+    for (const [i, n] of batch.entries()) {
+      const reason = UNMATCHED[outcomes[i]];
+      if (reason) await recordUnmatched(deps, tx, n, reason);
+    }
+    return outcomes;
+  });
+  batch.forEach((n, i) => {
+    // after the commit: a rolled-back settlement logs nothing
+    const fields = { txid: n.txid, endToEndId: n.endToEndId, amount: n.amount };
+    if (outcomes[i] === 'paid') deps.logger.info(fields, 'charge paid');
+    else if (outcomes[i] === 'duplicate') deps.logger.info(fields, 'payment already settled');
+    else deps.logger.warn({ ...fields, result: outcomes[i] }, 'payment paid no charge: held and returned to the payer');
+  });
+  return outcomes;
+}

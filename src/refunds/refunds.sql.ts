@@ -1,0 +1,120 @@
+// Every statement of the refunds module (run through MikroORM: `?` parameters) and the rows they return: the refunds
+// and unmatched_payments tables, and the charge a refund reads (locked, and its split).
+import { statuses, type Transition } from '../platform/sql.ts';
+import type { MerchantChargeRow } from '../charges/charges.sql.ts';
+
+export type RefundRow = {
+  id: string;
+  merchant_id: string | null;
+  charge_id: string | null;
+  unmatched_payment_id: string | null;
+  end_to_end_id: string;
+  amount: number;
+  status: 'PROCESSING' | 'COMPLETED' | 'FAILED';
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  failed_at: string | null;
+};
+
+export const INSERT_REFUND = `
+  insert into refunds (id, created_at, updated_at, merchant_id, charge_id, unmatched_payment_id, end_to_end_id, amount,
+                       status)
+  values (?, now(), now(), ?, ?, ?, ?, ?, 'PROCESSING')
+  returning *`;
+
+// A refund's outcome, once (guarded by `from`, the table of refunds.states.ts). Parameters: reason (FAIL only), id.
+type RefundT = Transition<RefundRow['status']>;
+export const COMPLETE_REFUND = (t: RefundT) => `
+  update refunds set status = ${statuses([t.to])}, completed_at = now(), updated_at = now()
+   where id = ? and status in (${statuses(t.from)})
+  returning *`;
+export const FAIL_REFUND = (t: RefundT) => `
+  update refunds set status = ${statuses([t.to])}, failed_at = now(), failure_reason = ?, updated_at = now()
+   where id = ? and status in (${statuses(t.from)})
+  returning *`;
+
+// Still in progress: marks the time of the last word from the acquirer, so reconciliation waits again.
+export const TOUCH_REFUND = `
+  update refunds set updated_at = now()
+   where id = ? and status = 'PROCESSING'`;
+
+export const REFUND_BY_ID = `
+  select *
+    from refunds
+   where id = ?`;
+
+// Refunds in progress with no word for a while (reconciliation), oldest first, paged by id.
+export const STALE_REFUNDS = `
+  select *
+    from refunds
+   where status = 'PROCESSING' and updated_at < ? and id > ?
+   order by id
+   limit 100`;
+
+export type UnmatchedRow = {
+  id: string;
+  end_to_end_id: string;
+  txid: string | null;
+  charge_id: string | null;
+  amount: number;
+  paid_at: string;
+  reason: string;
+  status: 'RETURNING' | 'RETURNED' | 'RETURN_FAILED';
+  created_at: string;
+  updated_at: string;
+};
+
+// A payment that paid nothing, once per endToEndId (a redelivery inserts nothing).
+export const INSERT_UNMATCHED = `
+  insert into unmatched_payments (id, created_at, updated_at, end_to_end_id, txid, charge_id, amount, paid_at, reason,
+                                  status)
+  values (?, now(), now(), ?, ?, (select id from charges where txid = ?), ?, ?, ?, 'RETURNING')
+      on conflict (end_to_end_id) do nothing
+  returning *`;
+
+// An unmatched payment's return settled (parameter: id), guarded by `from`.
+export const SETTLE_UNMATCHED = (t: Transition<UnmatchedRow['status']>) => `
+  update unmatched_payments set status = ${statuses([t.to])}, updated_at = now()
+   where id = ? and status in (${statuses(t.from)})
+  returning *`;
+
+// payments:unmatched (operators), newest first, with the state of their return. `where`: empty, or a filter on u.
+export const UNMATCHED_LIST = (where: string) => `
+  select u.*, r.id as refund_id, r.status as refund_status, r.failure_reason as refund_failure_reason
+    from unmatched_payments u
+    left join lateral (
+           select *
+             from refunds r
+            where r.unmatched_payment_id = u.id
+            order by r.created_at desc
+            limit 1
+         ) r on true
+  ${where}
+   order by u.created_at desc, u.id desc
+   limit ?`;
+
+// refunds:failed (operators): merchants' refunds the acquirer did not make (the charge is PAID again).
+export const FAILED_REFUNDS = `
+  select r.*, c.txid
+    from refunds r
+    left join charges c on c.id = r.charge_id
+   where r.status = 'FAILED' and r.charge_id is not null and r.failed_at >= ?
+   order by r.failed_at desc
+   limit ?`;
+
+// A merchant's charge, locked (a refund request serialises on it, as an infraction opening does), with its payer.
+export type ChargeForRefund = MerchantChargeRow;
+export const CHARGE_FOR_REFUND = `
+  select c.*, cu.name as customer_name, cu.document as customer_document
+    from charges c
+    left join customers cu on cu.id = c.customer_id
+   where c.id = ? and c.merchant_id = ?
+     for update of c`;
+
+// The split of a charge (a refund's hold is released with it).
+export const CHARGE_FEE = `
+  select fee, merchant_id
+    from charges
+   where id = ?`;
