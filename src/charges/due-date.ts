@@ -1,27 +1,11 @@
 // Due-date charges (the BCB's cobv): what a payer owes on a given day. Pure functions over integer centavos and
 // calendar dates (`YYYY-MM-DD`, the America/Sao_Paulo date); no clock, no database.
 
-export type Rebate = { mode: 'FIXED'; amount: number } | { mode: 'PERCENT'; bps: number };
-export type Discount =
-  | { mode: 'FIXED_UNTIL'; dates: { until: string; amount: number }[] }
-  | { mode: 'PERCENT_UNTIL'; dates: { until: string; bps: number }[] }
-  | { mode: 'DAILY_AMOUNT'; amount: number }
-  | { mode: 'DAILY_PERCENT'; bps: number };
-export type Fine = { mode: 'FIXED'; amount: number } | { mode: 'PERCENT'; bps: number };
-export type Interest =
-  | { mode: 'DAILY_AMOUNT'; amount: number }
-  | { mode: 'DAILY_PERCENT'; bps: number }
-  | { mode: 'MONTHLY_PERCENT'; bps: number }
-  | { mode: 'YEARLY_PERCENT'; bps: number };
+import type { Discount, DueTerms, Fine, Interest, Rebate } from '../pix/due-terms.ts';
 
-export type DueDateTerms = {
-  original: number;
-  dueDate: string;
-  rebate: Rebate | null;
-  discount: Discount | null;
-  fine: Fine | null;
-  interest: Interest | null;
-};
+export type { Discount, Fine, Interest, Rebate };
+
+export type DueDateTerms = DueTerms & { original: number; dueDate: string };
 
 // What a payment on one day is made of: original - rebate - discount + fine + interest = final, always.
 export type Components = {

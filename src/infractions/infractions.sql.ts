@@ -19,8 +19,9 @@ export type InfractionRow = {
   acquirer_id: string | null;
 };
 
+// A charge as an infraction disputes it: `amount` is what the payer paid (a due-date charge: its paid amount).
 export const CHARGE = `
-  select id, merchant_id, amount, status, end_to_end_id
+  select id, merchant_id, coalesce(paid_amount, amount) as amount, status, end_to_end_id
     from charges
    where id = ?
      for update`;
