@@ -372,7 +372,8 @@ test('validity: CANCELED by the sweep after 23:59:59 of the last valid day; a pa
   const body = { amount: 5_000, description: 'Aluguel', dueDate: '2025-01-31', validityAfterDueDays: 0, ...none };
   const [a, b] = [await dueCharge(m.http, body), await dueCharge(m.http, body)];
   t.is(a.expiresAt, '2025-02-01T02:59:59.999Z');
-  t.is(await expireCharges(app.deps, app.orm.em.fork()), 2);
+  await expireCharges(app.deps, app.orm.em.fork()); // or the worker's sweep, whichever comes first
+  t.is((await chargeOf(m.http, b.id)).status, 'CANCELED');
   const canceled = await chargeOf(m.http, a.id);
   t.like(canceled, { status: 'CANCELED', canceledAt: a.expiresAt, amountDue: null });
   // paid at 23:59:59.5 of the due date (São Paulo), settled after the sweep: it pays

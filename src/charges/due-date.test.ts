@@ -257,3 +257,71 @@ test('São Paulo dates: a payment at 02:59Z is still the previous day; the last 
     }),
   );
 });
+
+test('property: every percentage, of every term, is round_half_up of its exact value (rebate of the original, the rest of the base)', (t) => {
+  // x = round_half_up(n / d)  <=>  2xd - d <= 2n < 2xd + d
+  const halfUp = (x: number, n: bigint, d: bigint) =>
+    2n * BigInt(x) * d - d <= 2n * n && 2n * n < 2n * BigInt(x) * d + d;
+  const due = '2026-02-27';
+  fc.assert(
+    fc.property(amount, bps, bps, fc.integer({ min: 1, max: 4000 }), (original, b, other, days) => {
+      const rebate = amountDueOn(terms({ original, dueDate: due, rebate: { mode: 'PERCENT', bps: b } }), due).rebate;
+      if (!halfUp(rebate, BigInt(original) * BigInt(b), 10_000n) && rebate !== original - 1) return false;
+      // the other terms on the base left by a rebate
+      const withRebate = { original, dueDate: due, rebate: { mode: 'PERCENT' as const, bps: other } };
+      const base = BigInt(original - amountDueOn(terms(withRebate), due).rebate);
+      const late = addDays(due, days);
+      const early = addDays(due, -days);
+      const checks: [number, bigint, bigint][] = [
+        [
+          amountDueOn(terms({ ...withRebate, fine: { mode: 'PERCENT', bps: b } }), late).fine,
+          base * BigInt(b),
+          10_000n,
+        ],
+        [
+          amountDueOn(terms({ ...withRebate, interest: { mode: 'DAILY_PERCENT', bps: b } }), late).interest,
+          base * BigInt(b) * BigInt(days),
+          10_000n,
+        ],
+        [
+          amountDueOn(terms({ ...withRebate, interest: { mode: 'MONTHLY_PERCENT', bps: b } }), late).interest,
+          base * BigInt(b) * BigInt(days),
+          300_000n,
+        ],
+        [
+          amountDueOn(terms({ ...withRebate, interest: { mode: 'YEARLY_PERCENT', bps: b } }), late).interest,
+          base * BigInt(b) * BigInt(days),
+          3_650_000n,
+        ],
+      ];
+      const until = { ...withRebate, discount: { mode: 'PERCENT_UNTIL' as const, dates: [{ until: due, bps: b }] } };
+      const daily = { ...withRebate, discount: { mode: 'DAILY_PERCENT' as const, bps: b } };
+      const discounts: [number, bigint, bigint][] = [
+        [amountDueOn(terms(until), early).discount, base * BigInt(b), 10_000n],
+        [amountDueOn(terms(daily), early).discount, base * BigInt(b) * BigInt(days), 10_000n],
+      ];
+      // a discount never takes the amount below 1 centavo: then it is base - 1 instead
+      return (
+        checks.every(([x, n, d]) => halfUp(x, n, d)) &&
+        discounts.every(([x, n, d]) => halfUp(x, n, d) || BigInt(x) === base - 1n)
+      );
+    }),
+  );
+  t.pass();
+});
+
+test('the fine is charged once whatever the days late; interest grows by calendar day, across a leap day', (t) => {
+  const late = (day: string) =>
+    amountDueOn(
+      terms({
+        dueDate: '2028-02-27',
+        fine: { mode: 'FIXED', amount: 200 },
+        interest: { mode: 'DAILY_AMOUNT', amount: 10 },
+      }),
+      day,
+    );
+  t.like(late('2028-02-28'), { fine: 200, interest: 10 });
+  t.like(late('2028-02-29'), { fine: 200, interest: 20 });
+  t.like(late('2028-03-01'), { fine: 200, interest: 30 });
+  t.like(late('2029-02-27'), { fine: 200, interest: 3_660 }); // 366 days: 2028 is a leap year
+});

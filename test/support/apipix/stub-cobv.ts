@@ -15,7 +15,7 @@ const TXID = /^[a-zA-Z0-9]{26,35}$/;
 export type PayCobVInput = PayInput & { components?: Partial<Omit<Components, 'final'>> };
 
 // CobVValor -> the terms (valorPerc is reais for an amount, a percentage for basis points: the same digits).
-function termsOfValor(valor: CobVValor): DueTerms {
+export function termsOfValor(valor: CobVValor): DueTerms {
   const n = (v: string | undefined) => fromWire(v);
   const byMode = <M extends string>(modes: Record<number, M>, modalidade: number) => {
     const mode = modes[modalidade];
