@@ -258,6 +258,21 @@ test('a refund of a due-date charge gives back what was paid', async (t) => {
   t.true((await verifyLedger(app.orm.em.fork())).ok);
 });
 
+test('a MED infraction disputes what the payer paid, and blocks it', async (t) => {
+  const m = await createOnboardedMerchant(app);
+  const c = await dueCharge(m.http);
+  await m.http.post(`/v1/sandbox/charges/${c.id}/pay`, { date: '2028-02-28' });
+  await waitStatus(m.http, c.id, 'PAID');
+  const opened = await m.http.post(`/v1/sandbox/charges/${c.id}/infraction`, { reason: 'Golpe' });
+  t.is(opened.status, 201);
+  t.is(opened.body.infraction.amount, 9_400);
+  t.deepEqual((await m.http.get('/v1/merchants/me/balance')).body, {
+    available: 0,
+    blocked: 9_400 - 93,
+    currency: 'BRL',
+  });
+});
+
 test('idempotency: a replay answers the creation (amountDue of the creation day, fee on the original amount)', async (t) => {
   const m = await createOnboardedMerchant(app);
   const key = { 'x-idempotency-key': 'boleto-1' };

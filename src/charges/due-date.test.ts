@@ -325,3 +325,33 @@ test('the fine is charged once whatever the days late; interest grows by calenda
   t.like(late('2028-03-01'), { fine: 200, interest: 30 });
   t.like(late('2029-02-27'), { fine: 200, interest: 3_660 }); // 366 days: 2028 is a leap year
 });
+
+test("docs/integrating.md's worked example: a school fee with a scholarship, an early discount, fine and interest", (t) => {
+  const fee: DueDateTerms = {
+    original: 100_000,
+    dueDate: '2026-12-10',
+    rebate: { mode: 'FIXED', amount: 5_000 },
+    discount: { mode: 'PERCENT_UNTIL', dates: [{ until: '2026-12-05', bps: 500 }] },
+    fine: { mode: 'PERCENT', bps: 200 },
+    interest: { mode: 'MONTHLY_PERCENT', bps: 100 },
+  };
+  const table: [string, number][] = [
+    ['2026-12-01', 90_250],
+    ['2026-12-05', 90_250],
+    ['2026-12-06', 95_000],
+    ['2026-12-10', 95_000],
+    ['2026-12-11', 96_932],
+    ['2026-12-25', 97_375],
+    ['2027-01-09', 97_850],
+  ];
+  for (const [day, due] of table) t.is(amountDueOn(fee, day).final, due, day);
+  t.deepEqual(amountDueOn(fee, '2026-12-11'), {
+    original: 100_000,
+    rebate: 5_000,
+    discount: 0,
+    fine: 1_900,
+    interest: 32,
+    final: 96_932,
+  });
+  t.is(endOfSaoPauloDay(addDays('2026-12-10', 30)).toISOString(), '2027-01-10T02:59:59.000Z');
+});
