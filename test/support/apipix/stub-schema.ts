@@ -1,9 +1,11 @@
-// The PSP stub checks every request body it receives against the Banco Central's API Pix 2.9.0 document
-// (/work/shared/spec/bcb-api-pix-2.9.0.yaml, or BCB_API_PIX_YAML): the request body schema of the standard's
-// operation for that method and path (`/v2` is the standard's server base). Routes the standard lacks (the token,
-// Efí's envios and infrações) are not checked here. ajv, draft-07 (OpenAPI 3.0's dialect); OpenAPI-only keywords
-// (`example`, `readOnly`...) are ignored.
+// The PSP stub checks every request body it receives against the Banco Central's API Pix 2.9.0 document: the request
+// body schema of the standard's operation for that method and path (`/v2` is the standard's server base). Routes the
+// standard lacks (the token, Efí's envios and infrações) are not checked here. ajv, draft-07 (OpenAPI 3.0's dialect);
+// OpenAPI-only keywords (`example`, `readOnly`...) are ignored. The document is kept beside this file, unmodified
+// (bcb-api-pix-2.9.0.yaml, the BCB's, Apache License 2.0 as its `info.license` says), so the tests need nothing
+// outside the repository; BCB_API_PIX_YAML points at another copy.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
@@ -11,7 +13,7 @@ import type { Violacao } from '../../../src/acquirer/apipix/types.ts';
 
 type Json = Record<string, any>;
 
-const SPEC = process.env.BCB_API_PIX_YAML ?? '/work/shared/spec/bcb-api-pix-2.9.0.yaml';
+const SPEC = process.env.BCB_API_PIX_YAML ?? fileURLToPath(new URL('bcb-api-pix-2.9.0.yaml', import.meta.url));
 const DOC_ID = 'urn:bcb:api-pix-2.9.0';
 
 // Patterns written as JavaScript regex literals ("/^\\d{11}$/", CPF and CNPJ): as JSON Schema they would demand the
