@@ -30,7 +30,7 @@ export type ChargeFields = Pick<
   ICharge,
   'id' | 'txid' | 'qrCode' | 'amount' | 'fee' | 'status' | 'description' | 'expiresIn' | 'createdAt' | 'expiresAt'
 > &
-  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt'>> &
+  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'payerName'>> &
   Partial<Pick<ICharge, DueDateView>>;
 
 // The terms of a due-date charge, for the amount due by day; null for an immediate charge.
@@ -83,7 +83,8 @@ export function chargeView(
     fine: c.fine ?? null,
     interest: c.interest ?? null,
     components: c.components ?? null,
-    customer: customer ? { id: customer.id, name: customer.name, document: customer.document } : null,
+    // the name this charge was created with, not the customer's latest
+    customer: customer ? { id: customer.id, name: c.payerName ?? customer.name, document: customer.document } : null,
     ...(opts.tracking ? { tracking: c.tracking ?? null } : {}),
     endToEndId: c.endToEndId ?? null,
     createdAt: iso(c.createdAt),
