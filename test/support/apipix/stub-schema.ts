@@ -66,14 +66,27 @@ function validatorFor(method: string, path: string): ValidateFunction | null {
   return validate;
 }
 
+// The standard's path template of a stub route ("/v2/cobv/:txid" -> "/cobv/{txid}"); null outside `/v2`.
+const standardPath = (route: string) => (route.startsWith('/v2/') ? route.slice(3).replace(/:(\w+)/g, '{$1}') : null);
+
+/**
+ * Compiles the validators of these routes now (the document's parse and compile take a few hundred milliseconds, and
+ * would otherwise block the process, client and stub alike, in the middle of a test's first call).
+ */
+export function compileBcbValidators(routes: { method: string; route: string }[]): void {
+  for (const { method, route } of routes) {
+    const path = standardPath(route);
+    if (path && method !== 'GET') validatorFor(method, path);
+  }
+}
+
 /**
  * What is wrong with a request body by the standard, as the `violacoes` of a problem+json (empty: nothing). `route` is
  * the stub's pattern ("/v2/cobv/:txid"); routes outside `/v2` or absent from the standard are not checked.
  */
 export function bcbViolations(method: string, route: string, body: unknown): Violacao[] {
-  if (!route.startsWith('/v2/')) return [];
-  const path = route.slice(3).replace(/:(\w+)/g, '{$1}');
-  const validate = validatorFor(method, path);
+  const path = standardPath(route);
+  const validate = path && validatorFor(method, path);
   if (!validate || validate(body)) return [];
   return (validate.errors ?? []).map((e) => ({
     razao: `${e.message ?? 'inválido'} ${JSON.stringify(e.params)}`,

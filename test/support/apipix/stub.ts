@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createEfiState, type EnvioOutcome, type OpenInfracaoInput } from './stub-efi.ts';
 import { createPixState, type DuplicatePut, type PayInput } from './stub-pix.ts';
 import { createCobVState, type PayCobVInput } from './stub-cobv.ts';
-import { bcbViolations } from './stub-schema.ts';
+import { bcbViolations, compileBcbValidators } from './stub-schema.ts';
 import { notFound, problem, type Reply } from './stub-support.ts';
 import { createTestCerts, type TestCerts } from './test-certs.ts';
 import type { DevolucaoStatus, EnvioStatus, InfracaoStatus, PixWire } from '../../../src/acquirer/apipix/types.ts';
@@ -121,6 +121,8 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     route('GET', '/v2/gn/infracoes', (_p, _b, q) => efi.listInfracoes(q)),
     route('POST', '/v2/gn/infracoes/:idInfracao/defesa', (p, b) => efi.postDefesa(p.idInfracao, b)),
   ];
+
+  compileBcbValidators(routes.map((r) => ({ method: r.method, route: r.key.slice(r.method.length + 1) })));
 
   function send(res: ServerResponse, reply: Reply) {
     const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
