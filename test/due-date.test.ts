@@ -244,6 +244,24 @@ test('another amount than the amount due on the payment day pays nothing: unmatc
   t.true((await verifyLedger(app.orm.em.fork())).ok);
 });
 
+test("a sandbox payer years late pays the last valid day's amount (never more than a charge can ask): returned", async (t) => {
+  const m = await createOnboardedMerchant(app);
+  const big = await dueCharge(m.http, {
+    amount: 2_000_000_000,
+    dueDate: '2028-02-27',
+    validityAfterDueDays: 1,
+    rebate: null,
+    discount: null,
+    fine: null,
+    interest: { mode: 'DAILY_PERCENT', bps: 100 },
+  });
+  const late = await m.http.post(`/v1/sandbox/charges/${big.id}/pay`, { date: '2035-01-01' });
+  t.is(late.status, 202);
+  t.is(late.body.amount, 2_000_000_000 + 20_000_000); // the amount due on 2028-02-28, its last valid day
+  t.like(await unmatchedOf(late.body.endToEndId), { reason: 'EXPIRED', amount: 2_020_000_000 });
+  t.is((await chargeOf(m.http, big.id)).status, 'CANCELED');
+});
+
 test('a refund of a due-date charge gives back what was paid', async (t) => {
   const m = await createOnboardedMerchant(app);
   const c = await dueCharge(m.http);

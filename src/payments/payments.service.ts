@@ -6,7 +6,7 @@ import { BusinessRuleError } from '../platform/errors.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { findCharge } from '../charges/charges.service.ts';
 import { dueTermsOf } from '../charges/charges.view.ts';
-import { amountDueOn, endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
+import { addDays, amountDueOn, endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
 
 // Every payment notification, from a real acquirer or the sandbox, enters here and is settled by the worker.
 export async function acceptPayments(
@@ -38,8 +38,10 @@ export async function simulatePayment(
   if (day < saoPauloDate(charge.createdAt)) throw new BusinessRuleError('date é anterior à criação da cobrança');
   const paidAt = day === saoPauloDate(now) ? now : new Date(endOfSaoPauloDay(day).getTime() + 1000 - HALF_DAY_MS);
   const terms = dueTermsOf(charge);
+  // past the last valid day nothing is due any more: a late payer pays the last day's amount (it will be returned)
+  const lastDay = terms && addDays(terms.dueDate, charge.validityAfterDueDays ?? 0);
   const { final: amount, ...components } = terms
-    ? amountDueOn(terms, day)
+    ? amountDueOn(terms, lastDay && day > lastDay ? lastDay : day)
     : { final: charge.amount, original: charge.amount, rebate: 0, discount: 0, fine: 0, interest: 0 };
   const endToEndId = sandboxEndToEndId(paidAt);
   await acceptPayments(deps, [
