@@ -10,12 +10,18 @@ import { ApiPixError } from '../src/acquirer/apipix/errors.ts';
 import { expireCharges } from '../src/charges/charges.states.ts';
 import { reconcilePayments } from '../src/payments/reconciliation.ts';
 import { verifyLedger } from '../src/ledger/ledger.ops.ts';
+import { addDays, endOfSaoPauloDay, saoPauloDate } from '../src/charges/due-date.ts';
 
 // Charges with a due date with ACQUIRER=apipix against the PSP stub (over mTLS): the cobv the PSP receives (checked
 // against the BCB's schema by the stub, as every body it receives), its payments with componentesValor, returns and
-// removal. The API's "today" is 2028-02-27 in São Paulo. Serial: the stub's state is shared.
+// removal. The API's "today" is 40 days ago (a PSP's payment time is never believed ahead of the moment the service
+// learns of it, so the payments after the due date happen in the past). Serial: the stub's state is shared.
 const TOKEN = 'tok_' + 'c0b7c0b7'.repeat(5);
-const NOW = new Date('2028-02-27T13:00:00.000Z');
+const TODAY = saoPauloDate(new Date(Date.now() - 40 * 86_400_000));
+const NOW = new Date(endOfSaoPauloDay(TODAY).getTime() + 1000 - 14 * 3_600_000); // 10:00 that day
+const day = (n: number) => addDays(TODAY, n);
+// noon in São Paulo, n days from TODAY
+const noon = (n: number) => new Date(endOfSaoPauloDay(day(n)).getTime() + 1000 - 12 * 3_600_000);
 let certs: TestCerts;
 let stub: ApiPixStub;
 let app: TestApp;
@@ -54,10 +60,10 @@ const waitStatus = (id: string, status: string) =>
 const BODY = {
   amount: 10_000,
   description: 'Mensalidade de março',
-  dueDate: '2028-02-29',
-  validityAfterDueDays: 10,
+  dueDate: day(2),
+  validityAfterDueDays: 3650, // never swept while the tests run
   rebate: { mode: 'PERCENT', bps: 500 },
-  discount: { mode: 'PERCENT_UNTIL', dates: [{ until: '2028-02-28', bps: 200 }] },
+  discount: { mode: 'PERCENT_UNTIL', dates: [{ until: day(1), bps: 200 }] },
   fine: { mode: 'PERCENT', bps: 200 },
   interest: { mode: 'DAILY_AMOUNT', amount: 33 },
 };
@@ -77,12 +83,12 @@ test.serial(
     });
     const bodies = stub.bodies['PUT /v2/cobv/:txid'];
     t.deepEqual(bodies.at(-1), {
-      calendario: { dataDeVencimento: '2028-02-29', validadeAposVencimento: 10 },
+      calendario: { dataDeVencimento: day(2), validadeAposVencimento: 3650 },
       devedor: { cpf: '52998224725', nome: 'Maria Silva' },
       valor: {
         original: '100.00',
         abatimento: { modalidade: 2, valorPerc: '5.00' },
-        desconto: { modalidade: 2, descontoDataFixa: [{ data: '2028-02-28', valorPerc: '2.00' }] },
+        desconto: { modalidade: 2, descontoDataFixa: [{ data: day(1), valorPerc: '2.00' }] },
         multa: { modalidade: 2, valorPerc: '2.00' },
         juros: { modalidade: 3, valorPerc: '1.50' },
       },
@@ -117,9 +123,9 @@ test.serial(
       devedor: { cnpj: '11222333000181', nome: 'Escola Ltda' },
       valor: { desconto: { modalidade: 3, valorPerc: '0.07' }, juros: { modalidade: 2, valorPerc: '0.03' } },
     });
-    await dueCharge(m.http, { discount: { mode: 'FIXED_UNTIL', dates: [{ until: '2028-02-27', amount: 99 }] } });
+    await dueCharge(m.http, { discount: { mode: 'FIXED_UNTIL', dates: [{ until: TODAY, amount: 99 }] } });
     t.like(bodies.at(-1), {
-      valor: { desconto: { modalidade: 1, descontoDataFixa: [{ data: '2028-02-27', valorPerc: '0.99' }] } },
+      valor: { desconto: { modalidade: 1, descontoDataFixa: [{ data: TODAY, valorPerc: '0.99' }] } },
     });
   },
 );
@@ -127,8 +133,8 @@ test.serial(
 test.serial('a cobv payment notified with its componentesValor settles the charge with them', async (t) => {
   const m = await createOnboardedMerchant(app);
   const c = await dueCharge(m.http);
-  // 2 days late (2028-03-02 in São Paulo): base 9500, fine 190, interest 66
-  const { pix, notified } = await stub.pay(c.txid, { horario: new Date('2028-03-02T20:00:00Z') });
+  // 2 days late: base 9500, fine 190, interest 66
+  const { pix, notified } = await stub.pay(c.txid, { horario: noon(4) });
   t.is(notified, 200);
   t.is(pix.valor, '97.56');
   t.deepEqual(pix.componentesValor, {
@@ -148,7 +154,7 @@ test.serial('a cobv payment notified with its componentesValor settles the charg
   t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 9_659);
   // before the due date, with the discount of its date (2% of the base)
   const early = await dueCharge(m.http);
-  await stub.pay(early.txid, { horario: new Date('2028-02-28T12:00:00Z') });
+  await stub.pay(early.txid, { horario: noon(1) });
   await waitStatus(early.id, 'PAID');
   t.like((await m.http.get(`/v1/charges/${early.id}`)).body.charge, {
     paidAmount: 9_310,
@@ -162,7 +168,7 @@ test.serial(
   async (t) => {
     const m = await createOnboardedMerchant(app);
     const c = await dueCharge(m.http);
-    const horario = new Date('2028-03-01T15:00:00Z'); // 1 day late: 9500 + 190 + 33 = 97.23
+    const horario = noon(3); // 1 day late: 9500 + 190 + 33 = 97.23
     // the payer's PSP counted no fine: the same total by chance is still another computation
     const odd = await stub.pay(c.txid, { horario, components: { fine: 0, interest: 223 } });
     t.is(odd.pix.valor, '97.23');
@@ -189,9 +195,14 @@ test.serial(
 test.serial('reconciliation settles a cobv payment the PSP never notified', async (t) => {
   const m = await createOnboardedMerchant(app);
   const c = await dueCharge(m.http);
-  const horario = new Date('2028-02-29T18:00:00Z');
+  const horario = noon(2); // on the due date
   await stub.pay(c.txid, { horario, notify: false });
-  const found = await reconcilePayments(app.deps, new Date('2028-02-29T00:00:00Z'), new Date('2028-03-01T00:00:00Z'));
+  const hour = 3_600_000;
+  const found = await reconcilePayments(
+    app.deps,
+    new Date(horario.getTime() - hour),
+    new Date(horario.getTime() + hour),
+  );
   t.is(found, 1);
   await waitStatus(c.id, 'PAID');
   t.is((await m.http.get(`/v1/charges/${c.id}`)).body.charge.paidAmount, 9_500);
@@ -234,7 +245,7 @@ test.serial('the stub refuses, as a PSP would, a body the standard does not allo
   t.teardown(() => psp.close());
   const err = await t.throwsAsync(
     psp.putCobV('badcobv0000000000000000000001', {
-      dataDeVencimento: '2028-03-10',
+      dataDeVencimento: day(10),
       validadeAposVencimento: 1,
       amount: 1_000,
       terms: { rebate: null, discount: null, fine: null, interest: null },

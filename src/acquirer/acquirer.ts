@@ -8,13 +8,15 @@ import type { DueTerms } from '../pix/due-terms.ts';
 export type PaymentComponents = { original: number; rebate: number; discount: number; fine: number; interest: number };
 
 // A payment the acquirer saw arrive (API Pix `Pix`), amounts in centavos; txid null for a Pix paid without one.
-// `components` when the acquirer told them (a PSP's componentesValor).
+// `components` when the acquirer told them (a PSP's componentesValor). `simulated`: made up by the sandbox's pay route
+// (never by a notification), dated by the simulation.
 export type PaymentNotification = {
   txid: string | null;
   endToEndId: string;
   amount: number;
   paidAt: string;
   components?: PaymentComponents;
+  simulated?: true;
 };
 
 // A charge with a due date (API Pix cobv): payable until the end of dueDate + validityAfterDueDays (São Paulo), the

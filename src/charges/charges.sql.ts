@@ -113,7 +113,8 @@ export const CHARGE_PAGE: PageSpec = {
 /**
  * pay: one UPDATE for notifications of distinct charges (parameters: arrays of txid, end_to_end_id, amount, paid_at,
  * then, for a charge with a due date, whether the payment is the amount due on its day (with the components the
- * acquirer reported, if any), the fee on it and its components as JSON; null for an immediate charge).
+ * acquirer reported, if any), the fee on it and its components as JSON; null for an immediate charge). Amounts as
+ * bigint: a payment may carry more than any charge, and then pays none.
  * The charges are locked first, in txid order (the UPDATE reaches a row only through `locked`), so two batches sharing
  * charges never wait on each other crosswise. A charge is paid by a payment of its amount (a due-date charge: of the
  * amount due on the payment's day) dated within its validity, when PENDING or when the expiry sweep canceled it after
@@ -122,7 +123,7 @@ export const CHARGE_PAGE: PageSpec = {
 export const PAY = (t: T) => `
   with n as (
     select *
-      from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::boolean[], ?::int[], ?::jsonb[])
+      from unnest(?::text[], ?::text[], ?::bigint[], ?::timestamptz[], ?::boolean[], ?::bigint[], ?::jsonb[])
            as n(txid, end_to_end_id, amount, paid_at, due_matches, due_fee, due_components)
   ),
   locked as materialized (
@@ -205,7 +206,7 @@ export const REFUND = (t: T) => `
 // A refunds row as a charge's view reads it (the refunds module's rows are a superset).
 export type RefundViewRow = {
   id: string;
-  amount: number;
+  amount: number | string; // bigint: node-postgres reads it as text
   status: 'PROCESSING' | 'COMPLETED' | 'FAILED';
   failure_reason: string | null;
   created_at: string;

@@ -10,6 +10,7 @@ import type { ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { chargeRowView } from './charges.view.ts';
 import { amountDueOn, saoPauloDate, type Components } from './due-date.ts';
+import { transactional } from '../platform/transaction.ts';
 
 /**
  * Every status change of a charge. Each transition is one guarded UPDATE (`where status in (from)`), so it happens once
@@ -37,7 +38,7 @@ const REFUND = sql.REFUND(T.refund);
 export type PayOutcome = 'paid' | 'duplicate' | 'late' | 'already_paid' | 'unknown' | 'mismatch';
 
 // What a payment of a charge with a due date must be: the amount due on its day (São Paulo), made of these parts.
-type DueExpectation = { matches: boolean; fee: number; components: Components };
+type DueExpectation = { matches: boolean; fee: number | null; components: Components };
 
 /**
  * The expectation for each payment of a due-date charge (null: an immediate charge, or no charge), from the terms read
@@ -54,13 +55,16 @@ async function dueExpectations(tx: EntityManager, batch: PaymentNotification[]):
     const t = n.txid === null ? undefined : terms.get(n.txid);
     if (!t) return null;
     const { amount: original, due_date: dueDate, rebate, discount, fine, interest } = t;
-    const due = amountDueOn({ original, dueDate, rebate, discount, fine, interest }, saoPauloDate(new Date(n.paidAt)));
+    const day = saoPauloDate(new Date(n.paidAt)); // settlement's time: always a valid one (payments.worker)
+    const due = amountDueOn({ original, dueDate, rebate, discount, fine, interest }, day);
     const told = n.components;
     const agrees =
       !told || (['original', 'rebate', 'discount', 'fine', 'interest'] as const).every((k) => told[k] === due[k]);
+    const matches = n.amount === due.final && agrees;
+    // the fee of what would pay the charge (a payment that does not is returned whole)
     return {
-      matches: n.amount === due.final && agrees,
-      fee: platformFee(n.amount, { bps: t.fee_bps, fixed: t.fee_fixed }),
+      matches,
+      fee: matches ? platformFee(n.amount, { bps: t.fee_bps, fixed: t.fee_fixed }) : null,
       components: due,
     };
   });
@@ -158,7 +162,7 @@ async function whyNotPaid(tx: EntityManager, n: PaymentNotification, due: DueExp
  * the sweep).
  */
 export async function expireCharges(deps: Pick<AcquirerDeps, 'boss' | 'acquirer'>, em: EntityManager) {
-  return em.transactional(async (tx) => {
+  return transactional(em, async (tx) => {
     const rows = await tx.execute<{ id: string; txid: string; type: string }[]>(EXPIRE_DUE);
     if (rows.length && deps.acquirer.name !== 'sandbox') {
       const jobs = rows.map((r) => ({

@@ -51,6 +51,7 @@ export async function simulatePayment(
       amount,
       paidAt: paidAt.toISOString(),
       ...(terms ? { components } : {}),
+      simulated: true,
     },
   ]);
   return { endToEndId, amount, paidAt: paidAt.toISOString() };

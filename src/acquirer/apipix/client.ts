@@ -12,6 +12,7 @@ import {
   parseInfracao,
   parsePage,
   parsePix,
+  parsePixInList,
   parseWebhook,
 } from './parse.ts';
 import type { DueTerms } from '../../pix/due-terms.ts';
@@ -231,9 +232,9 @@ export function createApiPixClient(options: ApiPixClientOptions) {
             'paginacao.itensPorPagina': q.itensPorPagina,
           },
         },
-        (ctx, body) => parsePage(ctx, body, 'pix', parsePix),
+        (ctx, body) => parsePage(ctx, body, 'pix', parsePixInList),
       );
-      return { paginacao, pix: items };
+      return { paginacao, pix: items.filter((p) => p !== null) };
     },
 
     // Every Pix received in the range, page after page, as the PSP's `parametros.paginacao` counts them.

@@ -173,12 +173,14 @@ export type DefesaSolicitada = { analise: 'rejeitado'; justificativa: string };
 
 // What the client returns: the wire object plus its amount in centavos.
 export type Devolucao = DevolucaoWire & { amount: number };
-// components: componentesValor in centavos (absent parts 0), when it carries `original`.
+// components: componentesValor in centavos (absent parts 0), when it carries `original`. `unreadable`: a listed Pix
+// that broke the standard (why), known only by its endToEndId.
 export type PixComponents = { original: number; rebate: number; discount: number; fine: number; interest: number };
 export type Pix = Omit<PixWire, 'devolucoes'> & {
   amount: number;
   devolucoes?: Devolucao[];
   components?: PixComponents;
+  unreadable?: string;
 };
 export type Cob = Omit<CobGerada, 'pix'> & { amount: number; pix?: Pix[] };
 export type CobV = Omit<CobVGerada, 'pix'> & { amount: number; pix?: Pix[] };
