@@ -192,6 +192,16 @@ test.serial(
   },
 );
 
+test.serial('a componentesValor that breaks the standard is not read: the exact amount pays the charge', async (t) => {
+  const m = await createOnboardedMerchant(app);
+  const c = await dueCharge(m.http);
+  const { pix } = await stub.pay(c.txid, { horario: noon(2), notify: false });
+  stub.state.pix.get(pix.endToEndId)!.componentesValor = { original: { valor: '100' } }; // not \d.\d{2}
+  t.is((await client(app.baseUrl).post(`/v1/acquirer/apipix/${TOKEN}/pix`, { pix: [pix] })).status, 200);
+  await waitStatus(c.id, 'PAID');
+  t.like((await m.http.get(`/v1/charges/${c.id}`)).body.charge, { paidAmount: 9_500, components: { final: 9_500 } });
+});
+
 test.serial('reconciliation settles a cobv payment the PSP never notified', async (t) => {
   const m = await createOnboardedMerchant(app);
   const c = await dueCharge(m.http);

@@ -240,6 +240,18 @@ test('another amount than the amount due on the payment day pays nothing: unmatc
   const components = { original: { valor: '100.00' }, abatimento: { valor: '5.00' }, multa: { valor: '1.96' } };
   await notify([{ endToEndId: e2e, txid: c.txid, valor: '96.96', horario: paidAt, componentesValor: components }]);
   t.like(await unmatchedOf(e2e), { reason: 'AMOUNT_MISMATCH' });
+  // a notification cannot pass for the sandbox's simulation: its time ahead of now counts as now, so the amount due 60
+  // days on is another amount
+  const ahead = sandboxEndToEndId();
+  const in60 = amountDueOn(termsOf(c), addDays(today, 60)).final;
+  const forged = {
+    endToEndId: ahead,
+    txid: c.txid,
+    valor: reais(in60),
+    horario: noon(addDays(today, 60)).toISOString(),
+  };
+  await notify([{ ...forged, simulated: true }]);
+  t.like(await unmatchedOf(ahead), { reason: 'AMOUNT_MISMATCH' });
   // and the right amount with the right components pays it
   const good = sandboxEndToEndId();
   const right = { ...components, multa: { valor: '1.90' }, juros: { valor: '0.06' } };
