@@ -1,0 +1,14 @@
+import { Migration } from '@mikro-orm/migrations';
+
+// Splits: the recipients of a charge's net amount, kept on the charge in the order given (null: none).
+export class Migration20261128090000_splits extends Migration {
+  override name = 'Migration20261128090000_splits';
+
+  override up(): void | Promise<void> {
+    this.addSql(`alter table "charges" add column "splits" jsonb null;`);
+  }
+
+  override down(): void | Promise<void> {
+    this.addSql(`alter table "charges" drop column "splits";`);
+  }
+}
