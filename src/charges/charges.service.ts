@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
+import type { Services } from '../platform/services.ts';
 import type { MerchantSnapshot } from '../auth/principal.ts';
 import { ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
@@ -122,13 +123,14 @@ export async function createCharge(
   idempotencyKey?: string,
 ) {
   const merchantId = merchant.id;
+  const { publicBaseUrl } = deps.config;
   const expiresIn = input.expiresIn ?? DEFAULT_EXPIRES_IN;
   const { result, replayed } = await createOnce(
     idempotencyKey,
     { ...input, expiresIn },
     {
       find: () => em.fork().findOne(Charge, { merchant: merchantId, idempotencyKey }, { populate: ['customer'] }),
-      replay: creationView,
+      replay: (c) => creationView(c, deps.config.publicBaseUrl),
       async create(requestHash) {
         if (!merchant.acquirerAccountId) throw await missingPrerequisites(em, merchantId);
         const fee = platformFee(input.amount, {
@@ -169,7 +171,7 @@ export async function createCharge(
           await enqueue(deps.boss, null, QUEUES.chargeCancel, { txid });
           throw await missingPrerequisites(em, merchantId);
         }
-        return chargeView(charge, inserted.customer, { image: true, tracking: true });
+        return chargeView(charge, inserted.customer, { publicBaseUrl, image: true, tracking: true });
       },
     },
   );
@@ -183,17 +185,22 @@ export async function findCharge(em: EntityManager, merchantId: string, id: stri
 }
 
 // GET /v1/charges/:id: one charge, with its image, tracking and latest refund.
-export async function getCharge(em: EntityManager, merchantId: string, id: string) {
+export async function getCharge(deps: Pick<Services, 'config'>, em: EntityManager, merchantId: string, id: string) {
   const charge = await findCharge(em, merchantId, id);
   const [refund] = await em.execute<sql.RefundViewRow[]>(sql.LATEST_REFUND, [charge.id]);
   return {
-    ...chargeView(charge, charge.customer ?? null, { image: true, tracking: true }),
+    ...chargeView(charge, charge.customer ?? null, {
+      publicBaseUrl: deps.config.publicBaseUrl,
+      image: true,
+      tracking: true,
+    }),
     refund: refund ? refundView(refund) : null,
   };
 }
 
 // GET /v1/charges: newest first, optionally of one status (total from the append-only counters).
 export async function listCharges(
+  deps: Pick<Services, 'config'>,
   em: EntityManager,
   merchantId: string,
   q: { page: number; limit: number; status?: ChargeStatus },
@@ -205,7 +212,7 @@ export async function listCharges(
     q.page,
     q.limit,
   );
-  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => chargeRowView(r)) };
+  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => chargeRowView(r, deps.config)) };
 }
 
 // GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (sandbox).

@@ -8,7 +8,8 @@ import type { ChargeRow, LocationRow, RefundViewRow } from './charges.sql.ts';
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const date = (v: string | null) => (v === null ? null : new Date(v));
 
-export type ChargeViewOptions = { image?: boolean; tracking?: boolean };
+// publicBaseUrl: where the payer's page is (`paymentUrl`, <PUBLIC_BASE_URL>/pay/<id>).
+export type ChargeViewOptions = { publicBaseUrl: string; image?: boolean; tracking?: boolean };
 
 // What a view needs: an entity or the plain values just inserted.
 export type ChargeFields = Pick<
@@ -17,17 +18,21 @@ export type ChargeFields = Pick<
 > &
   Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt'>>;
 
+// The payer's page of a charge (GET /pay/:id), the link a merchant sends.
+export const paymentUrl = (publicBaseUrl: string, id: string) => `${publicBaseUrl}/pay/${id}`;
+
 // The charge as the API returns it. Lists and webhook payloads leave out the image (it is derived from qrCode).
 export function chargeView(
   c: ChargeFields,
   customer: Pick<ICustomer, 'id' | 'name' | 'document'> | null,
-  opts: ChargeViewOptions = {},
+  opts: ChargeViewOptions,
 ) {
   return {
     id: c.id,
     txid: c.txid,
     qrCode: c.qrCode,
     ...(opts.image ? { imageBase64: qrPngDataUrl(c.qrCode) } : {}),
+    paymentUrl: paymentUrl(opts.publicBaseUrl, c.id),
     amount: c.amount,
     fee: c.fee,
     netAmount: c.amount - c.fee,
@@ -48,7 +53,7 @@ export function chargeView(
 export type ChargeView = ReturnType<typeof chargeView>;
 
 // The API view of a raw row: one mapping for every SQL path (settlement, refund, listing).
-export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions = {}): ChargeView {
+export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions): ChargeView {
   const fields: ChargeFields = {
     id: r.id,
     txid: r.txid,
@@ -82,11 +87,11 @@ export const refundView = (r: RefundViewRow) => ({
 });
 
 // The creation's body, whatever happened to the charge since (an idempotent replay answers with it, contract).
-export const creationView = (c: ICharge) =>
+export const creationView = (c: ICharge, publicBaseUrl: string) =>
   chargeView(
     { ...c, status: 'PENDING', endToEndId: null, paidAt: null, canceledAt: null, refundedAt: null },
     c.customer ?? null,
-    { image: true, tracking: true },
+    { publicBaseUrl, image: true, tracking: true },
   );
 
 // The payload location of a charge (GET /pix/qr/:txid), shaped like the API Pix cob.
