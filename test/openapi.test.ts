@@ -137,6 +137,8 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
       '/readyz',
       '/openapi.json',
       '/docs',
+      '/pay/{id}',
+      '/pay/{id}/status',
       '/v1/acquirer/apipix/{token}',
       '/v1/acquirer/apipix/{token}/pix',
     ];

@@ -69,13 +69,16 @@ export function renderPaymentPage({ charge, merchantName, status }: PaymentPage,
   const text = STATUS_TEXT[status];
   const dueToday = charge.dueDate && charge.amountDue != null ? charge.amountDue : null;
   const toPay = money(dueToday ?? charge.amount);
+  // a due-date charge: its due date, and the original amount when today's differs (discount, fine, interest)
   const facts = [
     charge.dueDate ? ['Vencimento', day(charge.dueDate)] : null,
     dueToday !== null && dueToday !== charge.amount ? ['Valor original', money(charge.amount)] : null,
-    charge.dueDate || !charge.expiresAt
-      ? null
-      : ['Pague até', `${DATE_TIME.format(new Date(charge.expiresAt))} (horário de Brasília)`],
   ].filter((f) => f !== null);
+  const deadline = charge.expiresAt
+    ? `<p class="deadline">Pague até ${DATE_TIME.format(new Date(charge.expiresAt))} (horário de Brasília).</p>`
+    : '';
+  // The code before the QR: on a phone, the payer pastes it into the bank's app on the same phone; from 48rem up,
+  // the stylesheet puts the QR on the left, to be scanned.
   const body = `<main class="card" data-charge="${esc(charge.id)}" data-status="${status}">
 <header class="head">
 <p class="eyebrow">Cobrança de</p>
@@ -90,15 +93,23 @@ ${facts.length ? `<dl class="facts">${facts.map(([k, v]) => `<div><dt>${k}</dt><
 </div>
 <section id="payable" class="payable" aria-labelledby="how"${status === 'PENDING' ? '' : ' hidden'}>
 <h2 id="how">Pague com PIX</h2>
-${qrImage(charge.qrCode, `QR Code PIX para pagar ${toPay} a ${merchantName}`)}
+<div class="ways">
+<div class="paste">
 <label for="brcode">Código PIX copia e cola</label>
-<textarea id="brcode" class="code" readonly rows="4" spellcheck="false">${esc(charge.qrCode)}</textarea>
+<textarea id="brcode" class="code" readonly rows="5" spellcheck="false">${esc(charge.qrCode)}</textarea>
 <button type="button" id="copy" class="button">Copiar código</button>
 <p id="copy-feedback" class="feedback" role="status"></p>
+${deadline}
+</div>
+<figure class="scan">
+${qrImage(charge.qrCode, `QR Code PIX para pagar ${toPay} a ${merchantName}`)}
+<figcaption>Escaneie o QR Code com o app do seu banco.</figcaption>
+</figure>
+</div>
 <ol class="steps">
-<li>Abra o app do seu banco e entre na área PIX.</li>
-<li>Escaneie o QR Code ou escolha <strong>PIX copia e cola</strong> e cole o código.</li>
-<li>Confira os dados e confirme. Esta página mostra quando o pagamento chegar.</li>
+<li>Copie o código, abra o app do seu banco e escolha <strong>PIX copia e cola</strong>; ou escaneie o QR Code.</li>
+<li>Confira o valor e quem recebe, e confirme.</li>
+<li>Pronto: esta página mostra quando o pagamento chegar.</li>
 </ol>
 </section>
 </main>`;
