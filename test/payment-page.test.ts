@@ -4,6 +4,7 @@ import { client } from './support/client.ts';
 import { cpf, createOnboardedMerchant } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
 import { RATE_LIMIT_MESSAGE } from '../src/platform/rate-limits.ts';
+import { renderPaymentPage } from '../src/payment-page/payment-page.html.ts';
 
 // The hosted payment page over HTTP (the browser test, payment-page.browser.test.ts, drives it in Chromium).
 const PUBLIC_BASE_URL = 'https://pagamentos.example.test';
@@ -90,6 +91,29 @@ test('GET /pay/:id: the payer sees the merchant, description, amount, QR and cod
   // nothing the payer has no business seeing: the customer, the tracking, the merchant's document
   for (const secret of [customer.name, customer.document, 'segredo-da-campanha'])
     t.false(html.includes(secret), secret);
+});
+
+test('a due-date charge shows its due date and the amount due today (and the original when they differ)', async (t) => {
+  const { m, charge } = await newCharge();
+  const view = (await m.http.get(`/v1/charges/${charge.id}`)).body.charge;
+  const assets = { css: '/pay/assets/pay.css', js: '/pay/assets/pay.js' };
+  const page = (due: { dueDate: string; amountDue: number }) =>
+    renderPaymentPage(
+      { charge: { ...view, type: 'DUE_DATE', ...due }, merchantName: 'Loja', status: 'PENDING' },
+      assets,
+    );
+  const late = page({ dueDate: '2026-12-10', amountDue: 1_133 });
+  t.true(late.includes('<dt>Vencimento</dt><dd>10/12/2026</dd>'));
+  t.true(late.includes(`Valor para pagamento hoje</span> <span class="amount-value">R$${NBSP}11,33</span>`));
+  t.true(late.includes(`<dt>Valor original</dt><dd>R$${NBSP}10,50</dd>`));
+  const onTime = page({ dueDate: '2026-01-05', amountDue: 1_050 });
+  t.true(onTime.includes('<dt>Vencimento</dt><dd>05/01/2026</dd>'));
+  t.true(onTime.includes(`Valor para pagamento hoje</span> <span class="amount-value">R$${NBSP}10,50</span>`));
+  t.false(onTime.includes('Valor original'), 'no original amount when it is what is due');
+  // an immediate charge shows neither
+  const html = (await anon().get(`/pay/${charge.id}`)).body as string;
+  t.false(html.includes('Vencimento'));
+  t.true(html.includes(`<span class="amount-label">Valor</span> <span class="amount-value">R$${NBSP}10,50</span>`));
 });
 
 test('GET /pay/:id/status answers the status and its words, by id only, cacheable for a second', async (t) => {

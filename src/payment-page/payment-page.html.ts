@@ -38,7 +38,7 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 export type Assets = { css: string; js: string }; // their URLs, with a version
 
-function document(title: string, assets: Assets, body: string): string {
+function htmlDocument(title: string, assets: Assets, body: string): string {
   return `<!doctype html>
 <html lang="pt-BR">
 <head>
@@ -113,7 +113,7 @@ ${qrImage(charge.qrCode, `QR Code PIX para pagar ${toPay} a ${merchantName}`)}
 </ol>
 </section>
 </main>`;
-  return document(`Pagar ${toPay} a ${merchantName}`, assets, body);
+  return htmlDocument(`Pagar ${toPay} a ${merchantName}`, assets, body);
 }
 
 // Unknown or malformed id (404), too many requests (429): the page's own errors, in Portuguese, as HTML.
@@ -124,7 +124,7 @@ export function renderErrorPage(status: number, assets: Assets): string {
       : status === 429
         ? ['Muitas requisições', 'Aguarde alguns instantes e recarregue a página.']
         : ['Não foi possível abrir a cobrança', 'Tente de novo em alguns instantes.'];
-  return document(
+  return htmlDocument(
     title,
     assets,
     `<main class="card">
