@@ -94,7 +94,8 @@ export const CHARGE_PAGE: PageSpec = {
 };
 
 /**
- * pay: one UPDATE for notifications of distinct charges (parameters: arrays of txid, end_to_end_id, amount, paid_at).
+ * pay: one UPDATE for notifications of distinct charges (parameters: arrays of txid, end_to_end_id, amount, paid_at;
+ * amounts as bigint: a payment may carry more than any charge, and then pays none).
  * The charges are locked first, in txid order (the UPDATE reaches a row only through `locked`), so two batches sharing
  * charges never wait on each other crosswise. A charge is paid by a payment of its amount dated within its validity,
  * when PENDING or when the expiry sweep canceled it after the payment's time.
@@ -102,7 +103,7 @@ export const CHARGE_PAGE: PageSpec = {
 export const PAY = (t: T) => `
   with n as (
     select *
-      from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as n(txid, end_to_end_id, amount, paid_at)
+      from unnest(?::text[], ?::text[], ?::bigint[], ?::timestamptz[]) as n(txid, end_to_end_id, amount, paid_at)
   ),
   locked as materialized (
     select c.id
@@ -170,7 +171,7 @@ export const REFUND = (t: T) => `
 // A refunds row as a charge's view reads it (the refunds module's rows are a superset).
 export type RefundViewRow = {
   id: string;
-  amount: number;
+  amount: number | string; // bigint: node-postgres reads it as text
   status: 'PROCESSING' | 'COMPLETED' | 'FAILED';
   failure_reason: string | null;
   created_at: string;

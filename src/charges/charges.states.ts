@@ -8,6 +8,7 @@ import { recordEvents } from '../webhooks/events.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { chargeRowView } from './charges.view.ts';
+import { transactional } from '../platform/transaction.ts';
 
 /**
  * Every status change of a charge. Each transition is one guarded UPDATE (`where status in (from)`), so it happens once
@@ -112,7 +113,7 @@ async function whyNotPaid(tx: EntityManager, n: PaymentNotification): Promise<Pa
  * one's cob is removed there too (a job per charge, committed with the sweep).
  */
 export async function expireCharges(deps: Pick<AcquirerDeps, 'boss' | 'acquirer'>, em: EntityManager) {
-  return em.transactional(async (tx) => {
+  return transactional(em, async (tx) => {
     const rows = await tx.execute<{ id: string; txid: string }[]>(EXPIRE_DUE);
     if (rows.length && deps.acquirer.name !== 'sandbox') {
       const jobs = rows.map((r) => ({ data: { txid: r.txid }, singletonKey: r.txid }));

@@ -80,7 +80,7 @@ export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions): ChargeView
 // A refund (devolução) as the API shows it: inside its charge, and as the answer to a refund request.
 export const refundView = (r: RefundViewRow) => ({
   id: r.id,
-  amount: r.amount,
+  amount: Number(r.amount), // a bigint column
   status: r.status,
   failureReason: r.failure_reason,
   createdAt: new Date(r.created_at).toISOString(),

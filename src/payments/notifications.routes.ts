@@ -4,6 +4,7 @@ import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { UnauthorizedError, ValidationError } from '../platform/errors.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
+import { pixTime } from '../pix/time.ts';
 import { acceptPayments } from './payments.service.ts';
 
 export const SIGNATURE_HEADER = 'x-acquirer-signature';
@@ -12,28 +13,25 @@ export function signAcquirerBody(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-const MAX_CENTS = 2_147_483_647; // the charges' amount column (int4)
 const E2EID = /^[a-zA-Z0-9]{32}$/;
 const TXID = /^[a-zA-Z0-9]{26,35}$/;
-// RFC 3339 (the API Pix `horario`) from 2000 to 9999, so every accepted time is one PostgreSQL stores as it was meant.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-const [EARLIEST, LATEST] = [Date.UTC(2000, 0, 1), Date.UTC(10000, 0, 1)];
 
 // Anything JSON may hold (null, numbers, arrays...) is looked at only through this: a field of a non-object is absent.
 type Item = Record<string, unknown>;
 const asItem = (v: unknown): Item => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Item) : {});
 
-// API Pix "valor" ("10.50") to centavos without floating point; null when it is not one or could not be a charge's.
+// API Pix "valor" ("10.50", up to the standard's 9 999 999 999.99) to centavos without floating point; null when it is
+// not one. Any such amount settles: one no charge can match is recorded as unmatched and returned.
 function toCents(valor: unknown): number | null {
   if (typeof valor !== 'string' || !/^\d{1,10}\.\d{2}$/.test(valor)) return null;
   const cents = Number(valor.replace('.', ''));
-  return cents >= 1 && cents <= MAX_CENTS ? cents : null;
+  return cents >= 1 ? cents : null;
 }
 
+// RFC 3339 (the API Pix `horario`) from 2000 to 9999, so every accepted time is one PostgreSQL stores as it was meant.
 function toIso(horario: unknown): string | null {
-  if (typeof horario !== 'string' || !RFC3339.test(horario)) return null;
-  const at = Date.parse(horario);
-  return at >= EARLIEST && at < LATEST ? new Date(at).toISOString() : null; // NaN fails both
+  const at = pixTime(horario);
+  return at === null ? null : new Date(at).toISOString();
 }
 
 // The `pix` array of a notification body (any JSON value): 1..1000 items, or 400.

@@ -8,6 +8,7 @@ import { accounts, InsufficientFundsError, post } from '../ledger/ledger.service
 import { chargeRowView, refundView } from '../charges/charges.view.ts';
 import { guardOwed, hasOpenInfraction } from '../infractions/infractions.holds.ts';
 import * as sql from './refunds.sql.ts';
+import { transactional } from '../platform/transaction.ts';
 
 const REFUND_IN_PROGRESS = 'Já existe um estorno em andamento para esta cobrança';
 export const INFRACTION_OPEN = 'Cobrança com infração (MED) em aberto não pode ser estornada';
@@ -25,7 +26,7 @@ export async function requestRefund(
 ) {
   if (!isUuid(id)) throw new NotFoundError('Cobrança não encontrada');
   try {
-    return await em.transactional(async (tx) => {
+    return await transactional(em, async (tx) => {
       const [c] = await tx.execute<sql.ChargeForRefund[]>(sql.CHARGE_FOR_REFUND, [id, merchantId]);
       if (!c) throw new NotFoundError('Cobrança não encontrada');
       if (c.status !== 'PAID') throw new BusinessRuleError('Apenas cobranças pagas podem ser estornadas');

@@ -38,11 +38,12 @@ async function orNull<T>(run: () => Promise<T>): Promise<T | null> {
   }
 }
 
+// horario as the PSP wrote it: settlement reads it (an unusable one counts as the time the service learnt of it).
 const paymentOf = (pix: Pix): PaymentNotification => ({
   txid: pix.txid ?? null,
   endToEndId: pix.endToEndId,
   amount: pix.amount,
-  paidAt: new Date(pix.horario).toISOString(),
+  paidAt: pix.horario,
 });
 
 const refundOf = (d: Devolucao): RefundResult =>

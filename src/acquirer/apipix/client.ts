@@ -3,7 +3,16 @@
 import { ApiPixError } from './errors.ts';
 import { createApiPixHttp, type ApiPixHttpOptions, type CallSpec } from './http.ts';
 import { toWire } from './money.ts';
-import { parseCob, parseDevolucao, parseEnvio, parseInfracao, parsePage, parsePix, parseWebhook } from './parse.ts';
+import {
+  parseCob,
+  parseDevolucao,
+  parseEnvio,
+  parseInfracao,
+  parsePage,
+  parsePix,
+  parsePixInList,
+  parseWebhook,
+} from './parse.ts';
 import type {
   Cob,
   CobRevisada,
@@ -161,9 +170,9 @@ export function createApiPixClient(options: ApiPixClientOptions) {
             'paginacao.itensPorPagina': q.itensPorPagina,
           },
         },
-        (ctx, body) => parsePage(ctx, body, 'pix', parsePix),
+        (ctx, body) => parsePage(ctx, body, 'pix', parsePixInList),
       );
-      return { paginacao, pix: items };
+      return { paginacao, pix: items.filter((p) => p !== null) };
     },
 
     // Every Pix received in the range, page after page, as the PSP's `parametros.paginacao` counts them.

@@ -48,12 +48,28 @@ export function parseDevolucao(ctx: Ctx, body: unknown): Devolucao {
   return { ...(d as DevolucaoWire), amount: cents(ctx, d.valor, 'devolucao.valor') };
 }
 
+// A Pix. Its `horario` is kept as the PSP wrote it, whatever it is (settlement reads it, or falls back on the time it
+// learnt of the payment): a PSP's odd time must not keep its money from being settled.
 export function parsePix(ctx: Ctx, body: unknown): Pix {
   const p = object(ctx, body, 'pix');
   text(ctx, p, 'endToEndId');
-  text(ctx, p, 'horario');
   const devolucoes = Array.isArray(p.devolucoes) ? p.devolucoes.map((d) => parseDevolucao(ctx, d)) : undefined;
-  return { ...(p as PixWire), amount: cents(ctx, p.valor, 'pix.valor'), devolucoes };
+  const horario = typeof p.horario === 'string' ? p.horario : '';
+  return { ...(p as PixWire), horario, amount: cents(ctx, p.valor, 'pix.valor'), devolucoes };
+}
+
+const E2EID = /^[a-zA-Z0-9]{32}$/;
+
+// A Pix of a listing: one that breaks the standard does not hide the rest of its page. With a usable endToEndId it is
+// returned `unreadable` (amount 0), to be asked about on its own (GET /v2/pix/{e2eid}); without one, null (skipped).
+export function parsePixInList(ctx: Ctx, body: unknown): Pix | null {
+  try {
+    return parsePix(ctx, body);
+  } catch (err) {
+    const e2eid = (body as { endToEndId?: unknown } | null)?.endToEndId;
+    if (typeof e2eid !== 'string' || !E2EID.test(e2eid)) return null;
+    return { endToEndId: e2eid, valor: '', horario: '', amount: 0, unreadable: (err as Error).message };
+  }
 }
 
 export function parseCob(ctx: Ctx, body: unknown): Cob {

@@ -132,7 +132,8 @@ export type DefesaSolicitada = { analise: 'rejeitado'; justificativa: string };
 
 // What the client returns: the wire object plus its amount in centavos.
 export type Devolucao = DevolucaoWire & { amount: number };
-export type Pix = Omit<PixWire, 'devolucoes'> & { amount: number; devolucoes?: Devolucao[] };
+// `unreadable`: a listed Pix that broke the standard (why), known only by its endToEndId.
+export type Pix = Omit<PixWire, 'devolucoes'> & { amount: number; devolucoes?: Devolucao[]; unreadable?: string };
 export type Cob = Omit<CobGerada, 'pix'> & { amount: number; pix?: Pix[] };
 export type Envio = Omit<EnvioWire, 'e2eId'> & { amount: number; e2eId: string | null };
 export type Infracao = InfracaoWire & { amount: number };
