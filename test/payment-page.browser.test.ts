@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
-import { createOnboardedMerchant } from './support/factories.ts';
+import { cpf, createOnboardedMerchant } from './support/factories.ts';
+import { addDays, saoPauloDate } from '../src/charges/due-date.ts';
 
 // The payer's page in Debian's Chromium (playwright-core), as docs.browser.test.ts drives /docs: over plain http at a
 // host name that is not loopback, so the whole CSP applies; the resolver maps it to the test server on 127.0.0.1.
@@ -16,6 +17,7 @@ const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.
 const FIRST_PAINT_BUDGET_MS = 1000;
 const FIRST_PAINT_ASSERTED_MS = 2500;
 const BYTES_BUDGET = 100 * 1024;
+const NBSP = '\u00a0'; // Intl puts a no-break space between R$ and the amount
 
 type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
 
@@ -40,9 +42,9 @@ test.after.always(async () => {
   await app?.close();
 });
 
-async function newCharge(amount = 1050, description = 'Pedido 1 — bolo de cenoura') {
+async function newCharge(amount = 1050, description = 'Pedido 1 — bolo de cenoura', extra: object = {}) {
   const m = await createOnboardedMerchant(app);
-  const res = await m.http.post('/v1/charges', { amount, description });
+  const res = await m.http.post('/v1/charges', { amount, description, ...extra });
   if (res.status !== 201) throw new Error(`charge: ${res.status}`);
   return { m, charge: res.body.charge as { id: string; qrCode: string; paymentUrl: string } };
 }
@@ -152,6 +154,29 @@ for (const [name, viewport] of [
     t.deepEqual(elsewhere, [], 'nothing requested from another origin');
   });
 }
+
+test.serial('a due-date charge shows its due date and the amount due today, accessible on a phone', async (t) => {
+  if (!needsChromium(t)) return;
+  const dueDate = addDays(saoPauloDate(new Date()), 10);
+  const { charge } = await newCharge(100_000, 'Mensalidade de dezembro', {
+    dueDate,
+    customer: { name: 'Maria Silva', document: cpf() },
+    discount: { mode: 'FIXED_UNTIL', dates: [{ until: dueDate, amount: 5_000 }] },
+    fine: { mode: 'PERCENT', bps: 200 },
+  });
+  const { page, problems, elsewhere } = await open(t, PHONE);
+  await page.goto(pageUrl(charge));
+  const [y, m, d] = dueDate.split('-');
+  t.is(
+    (await page.locator('.facts').innerText()).replaceAll(NBSP, ' '),
+    `Vencimento\n${d}/${m}/${y}\nValor original\nR$ 1.000,00`,
+  );
+  t.is((await page.locator('.amount').innerText()).replaceAll(NBSP, ' '), 'Valor para pagamento hoje\nR$ 950,00');
+  await page.screenshot({ path: 'test-output/payment-page-due-date-phone.png', fullPage: true });
+  t.deepEqual(await seriousViolations(page), []);
+  t.deepEqual(problems, []);
+  t.deepEqual(elsewhere, []);
+});
 
 test.serial('the page flips to Pagamento confirmado without a reload within 5 s of a sandbox payment', async (t) => {
   if (!needsChromium(t)) return;

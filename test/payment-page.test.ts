@@ -5,6 +5,7 @@ import { cpf, createOnboardedMerchant } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
 import { RATE_LIMIT_MESSAGE } from '../src/platform/rate-limits.ts';
 import { renderPaymentPage } from '../src/payment-page/payment-page.html.ts';
+import { addDays, saoPauloDate } from '../src/charges/due-date.ts';
 
 // The hosted payment page over HTTP (the browser test, payment-page.browser.test.ts, drives it in Chromium).
 const PUBLIC_BASE_URL = 'https://pagamentos.example.test';
@@ -114,6 +115,29 @@ test('a due-date charge shows its due date and the amount due today (and the ori
   const html = (await anon().get(`/pay/${charge.id}`)).body as string;
   t.false(html.includes('Vencimento'));
   t.true(html.includes(`<span class="amount-label">Valor</span> <span class="amount-value">R$${NBSP}10,50</span>`));
+});
+
+test('a real due-date charge: its due date and the amount due today, then what was paid', async (t) => {
+  const today = saoPauloDate(new Date());
+  const dueDate = addDays(today, 10);
+  const { m, charge } = await newCharge({
+    dueDate,
+    customer: { name: 'Maria Pagadora', document: cpf() },
+    discount: { mode: 'FIXED_UNTIL', dates: [{ until: dueDate, amount: 50 }] },
+  });
+  t.like(charge, { type: 'DUE_DATE', amountDue: 1_000, paymentUrl: `${PUBLIC_BASE_URL}/pay/${charge.id}` });
+  const [y, mo, d] = dueDate.split('-');
+  const html = (await anon().get(`/pay/${charge.id}`)).body as string;
+  t.true(html.includes(`<dt>Vencimento</dt><dd>${d}/${mo}/${y}</dd>`));
+  t.true(html.includes(`Valor para pagamento hoje</span> <span class="amount-value">R$${NBSP}10,00</span>`));
+  t.true(html.includes(`<dt>Valor original</dt><dd>R$${NBSP}10,50</dd>`));
+  t.false(html.includes('Maria Pagadora'), 'the payer (devedor) is not shown');
+
+  await m.http.post(`/v1/sandbox/charges/${charge.id}/pay`);
+  await waitUntil(async () => (await anon().get(`/pay/${charge.id}/status`)).body.status === 'PAID');
+  const paid = (await anon().get(`/pay/${charge.id}`)).body as string;
+  t.true(paid.includes(`Valor pago</span> <span class="amount-value">R$${NBSP}10,00</span>`));
+  t.true(paid.includes('Pagamento confirmado'));
 });
 
 test('GET /pay/:id/status answers the status and its words, by id only, cacheable for a second', async (t) => {

@@ -67,12 +67,15 @@ function qrImage(qrCode: string, alt: string): string {
 
 export function renderPaymentPage({ charge, merchantName, status }: PaymentPage, assets: Assets): string {
   const text = STATUS_TEXT[status];
-  const dueToday = charge.dueDate && charge.amountDue != null ? charge.amountDue : null;
-  const toPay = money(dueToday ?? charge.amount);
-  // a due-date charge: its due date, and the original amount when today's differs (discount, fine, interest)
+  // What the payer pays (paid: what was paid; a due-date charge: today's amount), and the original beside it when
+  // they differ (a discount, a fine, interest).
+  const dueToday = status === 'PENDING' && charge.dueDate ? charge.amountDue : null;
+  const shown = charge.paidAmount ?? dueToday ?? charge.amount;
+  const label = charge.paidAmount != null ? 'Valor pago' : dueToday != null ? 'Valor para pagamento hoje' : 'Valor';
+  const toPay = money(shown);
   const facts = [
     charge.dueDate ? ['Vencimento', day(charge.dueDate)] : null,
-    dueToday !== null && dueToday !== charge.amount ? ['Valor original', money(charge.amount)] : null,
+    shown !== charge.amount ? ['Valor original', money(charge.amount)] : null,
   ].filter((f) => f !== null);
   const deadline = charge.expiresAt
     ? `<p class="deadline">Pague até ${DATE_TIME.format(new Date(charge.expiresAt))} (horário de Brasília).</p>`
@@ -85,7 +88,7 @@ export function renderPaymentPage({ charge, merchantName, status }: PaymentPage,
 <h1 class="merchant">${esc(merchantName)}</h1>
 <p class="description">${esc(charge.description)}</p>
 </header>
-<p class="amount"><span class="amount-label">${dueToday !== null ? 'Valor para pagamento hoje' : 'Valor'}</span> <span class="amount-value">${toPay}</span></p>
+<p class="amount"><span class="amount-label">${label}</span> <span class="amount-value">${toPay}</span></p>
 ${facts.length ? `<dl class="facts">${facts.map(([k, v]) => `<div><dt>${k}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>` : ''}
 <div id="status" class="status" data-tone="${text.tone}" role="status">
 <p class="status-title">${text.title}</p>

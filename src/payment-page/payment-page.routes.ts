@@ -31,7 +31,7 @@ function loadAssets() {
  * (JSON, polled by the page every 2 s) and /pay/assets/*. `limit` is the per-IP budget of public routes; the assets,
  * immutable, do not spend it.
  */
-export function paymentPageRoutes(deps: Pick<Services, 'config'>, limit: RequestHandler): Router {
+export function paymentPageRoutes(deps: Pick<Services, 'config' | 'clock'>, limit: RequestHandler): Router {
   const { files, urls } = loadAssets();
   const router = Router();
 
@@ -44,7 +44,7 @@ export function paymentPageRoutes(deps: Pick<Services, 'config'>, limit: Request
   });
 
   router.get('/:id/status', limit, async (req, res) => {
-    const status = await paymentStatus(req.em, String(req.params.id));
+    const status = await paymentStatus(deps, req.em, String(req.params.id));
     if (!status) throw new NotFoundError(NOT_FOUND);
     // a second of caching lets a proxy or CDN absorb pollers; the page polls every 2 s
     res.setHeader('cache-control', 'public, max-age=1');

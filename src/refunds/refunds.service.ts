@@ -31,20 +31,21 @@ export async function requestRefund(
       if (!c) throw new NotFoundError('Cobrança não encontrada');
       if (c.status !== 'PAID') throw new BusinessRuleError('Apenas cobranças pagas podem ser estornadas');
       if (await hasOpenInfraction(tx, c.id)) throw new ConflictError(INFRACTION_OPEN);
+      const paid = c.paid_amount ?? c.amount; // what the payer paid (a due-date charge: the amount due that day)
       const [refund] = await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
         newId(),
         merchantId,
         c.id,
         null,
         c.end_to_end_id,
-        c.amount,
+        paid,
       ]);
       await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
       // the ledger last (its rows stay locked only until the commit); refused funds roll everything above back
       await post(tx, 'refund.hold', refund.id, [
-        { account: accounts.available(merchantId), amount: -(c.amount - c.fee), merchantId },
+        { account: accounts.available(merchantId), amount: -(paid - c.fee), merchantId },
         { account: accounts.platformFees, amount: -c.fee },
-        { account: accounts.refundsInProgress, amount: c.amount },
+        { account: accounts.refundsInProgress, amount: paid },
       ]).catch((err: unknown) => {
         throw err instanceof InsufficientFundsError ? new BusinessRuleError('Saldo insuficiente') : err;
       });
