@@ -61,7 +61,7 @@ async function payViaSandbox(owner: Merchant, id: string, body?: object) {
 // Settles payments as the worker does, in one settlement transaction.
 const settle = (cs: { txid: string; amount: number }[]) =>
   settlePayments(
-    { boss: app.boss, logger: log },
+    { boss: app.boss, logger: log, config: app.config },
     app.orm.em.fork(),
     cs.map((c) => ({
       txid: c.txid,
