@@ -4,6 +4,7 @@ import type { Services } from '../platform/services.ts';
 import type { PixKeyType } from '../pix/keys.ts';
 
 // A payment the acquirer saw arrive (API Pix `Pix`), amounts in centavos; txid null for a Pix paid without one.
+// paidAt: its time as the acquirer gave it (settlement reads it through settledTime, src/payments/unsettled.ts).
 export type PaymentNotification = { txid: string | null; endToEndId: string; amount: number; paidAt: string };
 
 export type ChargeRequest = {
@@ -43,8 +44,9 @@ export interface Acquirer {
   confirmPayment(notified: PaymentNotification): Promise<PaymentNotification | null>;
   // Every payment received in [from, to), for reconciliation of notifications that never came.
   paymentsBetween(from: Date, to: Date): AsyncIterable<PaymentNotification>;
-  // Returns a payment to the payer (API Pix devolução); idempotent by refundId.
-  refund(input: { endToEndId: string; refundId: string; amount: number }): Promise<RefundResult>;
+  // Returns (part of) a payment to the payer (API Pix devolução); idempotent by refundId. `description`: a text shown
+  // to the payer (the devolução's descricao).
+  refund(input: { endToEndId: string; refundId: string; amount: number; description?: string }): Promise<RefundResult>;
   // The acquirer's view of a refund; null when it never received it.
   getRefund(input: { endToEndId: string; refundId: string }): Promise<RefundResult | null>;
   // Sends a PIX out of the platform's account; idempotent by idempotencyKey (a retry never sends twice).

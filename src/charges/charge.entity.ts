@@ -85,6 +85,7 @@ export const Charge = defineEntity({
     paidAt: p.datetime().nullable(),
     canceledAt: p.datetime().nullable(),
     refundedAt: p.datetime().nullable(),
+    refundedAmount: p.integer().default(0), // the sum of its COMPLETED refunds (REFUNDED when it reaches amount)
   },
 });
 

@@ -16,7 +16,9 @@ export type ChargeFields = Pick<
   ICharge,
   'id' | 'txid' | 'qrCode' | 'amount' | 'fee' | 'status' | 'description' | 'expiresIn' | 'createdAt' | 'expiresAt'
 > &
-  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'payerName'>>;
+  Partial<
+    Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'refundedAmount' | 'payerName'>
+  >;
 
 // The charge as the API returns it. Lists and webhook payloads leave out the image (it is derived from qrCode).
 export function chargeView(
@@ -44,6 +46,7 @@ export function chargeView(
     paidAt: iso(c.paidAt),
     canceledAt: iso(c.canceledAt),
     refundedAt: iso(c.refundedAt),
+    refundedAmount: c.refundedAmount ?? 0, // the sum of its COMPLETED refunds
   };
 }
 
@@ -67,15 +70,18 @@ export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions = {}): Charg
     paidAt: date(r.paid_at),
     canceledAt: date(r.canceled_at),
     refundedAt: date(r.refunded_at),
+    refundedAmount: r.refunded_amount,
   };
   const customer = r.customer_id ? { id: r.customer_id, name: r.customer_name!, document: r.customer_document! } : null;
   return chargeView(fields, customer, opts);
 }
 
-// A refund (devolução) as the API shows it: inside its charge, and as the answer to a refund request.
+// A refund (devolução) as the API shows it: inside its charge (the latest), in its charge's list, and as the answer to
+// a refund request.
 export const refundView = (r: RefundViewRow) => ({
   id: r.id,
   amount: Number(r.amount), // a bigint column
+  reason: r.reason,
   status: r.status,
   failureReason: r.failure_reason,
   createdAt: new Date(r.created_at).toISOString(),
@@ -86,7 +92,7 @@ export const refundView = (r: RefundViewRow) => ({
 // The creation's body, whatever happened to the charge since (an idempotent replay answers with it, contract).
 export const creationView = (c: ICharge) =>
   chargeView(
-    { ...c, status: 'PENDING', endToEndId: null, paidAt: null, canceledAt: null, refundedAt: null },
+    { ...c, status: 'PENDING', endToEndId: null, paidAt: null, canceledAt: null, refundedAt: null, refundedAmount: 0 },
     c.customer ?? null,
     { image: true, tracking: true },
   );

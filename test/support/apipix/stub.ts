@@ -1,5 +1,6 @@
 // A local PSP speaking API Pix (+ Efí's envios and infrações) over HTTPS with client-certificate verification,
-// state in memory, scripted by tests: payments, settlements, injected failures, call counters.
+// state in memory, scripted by tests: payments, settlements, injected failures, call counters. Every request body the
+// standard defines is checked against the Banco Central's schema (stub-schemas.ts).
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -10,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createEfiState, type EnvioOutcome, type OpenInfracaoInput } from './stub-efi.ts';
 import { createPixState, type DuplicatePut, type PayInput } from './stub-pix.ts';
 import { notFound, problem, type Reply } from './stub-support.ts';
+import { bodyViolations } from './stub-schemas.ts';
 import { createTestCerts, type TestCerts } from './test-certs.ts';
 import type { DevolucaoStatus, EnvioStatus, InfracaoStatus, PixWire } from '../../../src/acquirer/apipix/types.ts';
 
@@ -64,6 +66,7 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
   const calls: Record<string, number> = {};
   const failures: { remaining: number; failure: StubFailure; route?: string }[] = [];
   const notifications: { url: string; body: { pix: PixWire[] }; status: number | null }[] = [];
+  const schemaViolations: { route: string; body: unknown; violations: string[] }[] = [];
 
   const issueToken: Handler = (_p, body, _q, headers) => {
     const authorization = headers.authorization ?? '';
@@ -148,6 +151,12 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!r.open && !(bearer && (tokens.get(bearer) ?? 0) > Date.now()))
       return send(res, problem(401, 'AcessoNegado', 'Token ausente, inválido ou expirado.'));
+    // every body the standard defines is checked against its schema, as a PSP would: refused, and kept for the test
+    const violations = req.method === 'GET' ? [] : bodyViolations(r.key, body);
+    if (violations.length) {
+      schemaViolations.push({ route: r.key, body, violations });
+      return send(res, problem(400, 'RequisicaoInvalida', `Corpo fora do schema: ${violations.join('; ')}`));
+    }
     const params = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
     const reply = r.handler(params, body, url.searchParams, req.headers);
     if (failure && 'drop' in failure) return void req.socket.destroy(); // took effect, answer lost
@@ -195,6 +204,7 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     pixKey,
     calls, // "METHOD /route/:param" -> requests received, failed or not
     notifications,
+    schemaViolations, // request bodies the API Pix schemas refused (answered 400): a test expects none
     state: {
       cobs: pixState.cobs,
       pix: pixState.pix,
