@@ -132,6 +132,39 @@ test('a charge refunded in three parts: each its own refund, its share of the fe
   t.is((await m.http.post(`/v1/charges/${c.id}/refunds`, { amount: 1 })).status, 422, 'REFUNDED: nothing left');
 });
 
+test('a due-date charge is refunded in parts up to what was paid, its fee shared on that', async (t) => {
+  const m = await createOnboardedMerchant(app);
+  const dueDate = new Date(Date.now() + 60 * 86400_000).toISOString().slice(0, 10);
+  const created = await m.http.post('/v1/charges', {
+    amount: 10_000,
+    description: 'Mensalidade',
+    dueDate,
+    rebate: { mode: 'FIXED', amount: 500 },
+    customer: { name: 'Escola Aprender', document: '52998224725' },
+  });
+  t.is(created.status, 201);
+  const due = created.body.charge;
+  t.is(due.amountDue, 9_500);
+  const n = { txid: due.txid, endToEndId: sandboxEndToEndId(), amount: 9_500, paidAt: new Date().toISOString() };
+  t.deepEqual(await settlePayments(app.deps, app.orm.em.fork(), [n]), ['paid']);
+  const paid = await chargeOf(m, due.id);
+  t.like(paid, { status: 'PAID', paidAmount: 9_500 });
+  const c = { id: due.id as string, amount: 9_500, fee: paid.fee as number, endToEndId: n.endToEndId };
+  t.is(
+    (await m.http.post(`/v1/charges/${c.id}/refunds`, { amount: 9_501 })).body.message.endsWith(': 9500 centavos'),
+    true,
+  );
+  const part = (await m.http.post(`/v1/charges/${c.id}/refunds`, { amount: 4_000 })).body.refund;
+  await complete(part.id);
+  t.like(await chargeOf(m, c.id), { status: 'PAID', refundedAmount: 4_000 });
+  const rest = (await m.http.post(`/v1/charges/${c.id}/refund`)).body.refund;
+  t.is(rest.amount, 5_500);
+  await complete(rest.id);
+  t.like(await chargeOf(m, c.id), { status: 'REFUNDED', refundedAmount: 9_500 });
+  t.deepEqual(await balance(m), { available: 0, blocked: 0, currency: 'BRL' });
+  t.is(await feeKept(c), 0);
+});
+
 test('a FAILED refund gives its hold back and what it would have refunded is refundable again', async (t) => {
   const m = await createOnboardedMerchant(app);
   const c = await paidCharge(m, 8_000); // fee 79, net 7921

@@ -30,13 +30,14 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
   const host = publicBaseUrl.replace(/^https?:\/\//, '');
   return {
     name: 'sandbox',
-    async createCharge({ txid, amount, merchant }) {
+    async createCharge({ txid, amount, merchant, due }) {
       const location = `${host}/pix/qr/${txid}`;
       return {
         location,
+        // a charge with a due date owes a different amount each day: the payer's bank reads it from the location
         qrCode: buildDynamicPix({
           location,
-          amountCents: amount,
+          amountCents: due ? undefined : amount,
           merchantName: merchant.name,
           merchantCity: merchant.city,
         }),

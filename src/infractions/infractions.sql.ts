@@ -19,8 +19,9 @@ export type InfractionRow = {
   acquirer_id: string | null;
 };
 
+// A charge as an infraction disputes it: `amount` is what the payer paid (a due-date charge: its paid amount).
 export const CHARGE = `
-  select id, merchant_id, amount, status, end_to_end_id
+  select id, merchant_id, coalesce(paid_amount, amount) as amount, status, end_to_end_id
     from charges
    where id = ?
      for update`;
@@ -38,8 +39,9 @@ export const REFUNDS_OF_CHARGE = `
 export type RefundsOfCharge = { completed: string; processing: string };
 
 // The charge of an infraction, locked: a decision takes the charge first, as every refund and infraction path does.
+// `amount` is what the payer paid (a due-date charge: its paid amount).
 export const LOCK_CHARGE_OF = `
-  select c.id, c.amount
+  select c.id, coalesce(c.paid_amount, c.amount) as amount
     from charges c
    where c.id = (
            select charge_id

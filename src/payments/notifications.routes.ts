@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Services } from '../platform/services.ts';
-import type { PaymentNotification } from '../acquirer/acquirer.ts';
+import type { PaymentComponents, PaymentNotification } from '../acquirer/acquirer.ts';
 import { UnauthorizedError, ValidationError } from '../platform/errors.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { pixTime } from '../pix/time.ts';
@@ -28,6 +28,24 @@ function toCents(valor: unknown): number | null {
   return cents >= 1 ? cents : null;
 }
 
+// API Pix `componentesValor` (what the payer's PSP says the amount is made of) in centavos, absent parts 0: undefined
+// when absent or without `original` (not a charge's payment), null when malformed.
+const PARTS = { original: 'original', abatimento: 'rebate', desconto: 'discount', multa: 'fine', juros: 'interest' };
+function toComponents(v: unknown): PaymentComponents | undefined | null {
+  if (v === undefined || v === null) return undefined;
+  if (asItem(v) !== v) return null;
+  const parts = asItem(v);
+  if (parts.original === undefined) return undefined;
+  const out: Record<string, number> = {};
+  for (const [wire, part] of Object.entries(PARTS)) {
+    const valor = parts[wire] === undefined ? '0.00' : asItem(parts[wire]).valor;
+    const cents = typeof valor === 'string' && valor === '0.00' ? 0 : toCents(valor);
+    if (cents === null) return null;
+    out[part] = cents;
+  }
+  return out as PaymentComponents;
+}
+
 // RFC 3339 (the API Pix `horario`) from 2000 to 9999, so every accepted time is one PostgreSQL stores as it was meant.
 function toIso(horario: unknown): string | null {
   const at = pixTime(horario);
@@ -48,17 +66,25 @@ function parsePix(body: unknown): PaymentNotification[] {
     const txid = p.txid ?? null; // API Pix: absent (or null) for a Pix paid without a txid
     const amount = toCents(p.valor);
     const paidAt = toIso(p.horario);
+    const components = toComponents(p.componentesValor);
     const ok =
       (txid === null || (typeof txid === 'string' && TXID.test(txid))) &&
       typeof p.endToEndId === 'string' &&
       E2EID.test(p.endToEndId) &&
       amount !== null &&
-      paidAt !== null;
+      paidAt !== null &&
+      components !== null;
     if (!ok)
       throw new ValidationError([
         { field: `pix[${i}]`, message: 'pagamento inválido: endToEndId, valor e horario são obrigatórios' },
       ]);
-    return { txid: txid as string | null, endToEndId: p.endToEndId as string, amount: amount!, paidAt: paidAt! };
+    return {
+      txid: txid as string | null,
+      endToEndId: p.endToEndId as string,
+      amount: amount!,
+      paidAt: paidAt!,
+      ...(components ? { components } : {}),
+    };
   });
 }
 

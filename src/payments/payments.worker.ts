@@ -59,8 +59,10 @@ async function settleBatch(deps: AcquirerDeps, jobs: Job<PaymentNotification>[],
   for (const [i, job] of jobs.entries()) {
     const r = asked[i];
     if (r.status === 'rejected') await fail(job, r.reason);
-    else if (r.value) confirmed.push({ job, payment: { ...r.value, paidAt: settledTime(r.value.paidAt, learntAt) } });
-    else log.warn({ endToEndId: job.data.endToEndId }, 'payment not confirmed by the acquirer: ignored');
+    else if (r.value) {
+      const paidAt = settledTime(r.value.paidAt, learntAt, r.value.simulated);
+      confirmed.push({ job, payment: { ...r.value, paidAt } });
+    } else log.warn({ endToEndId: job.data.endToEndId }, 'payment not confirmed by the acquirer: ignored');
   }
   if (confirmed.length === 0) return;
   const settle = async (payments: PaymentNotification[]) =>

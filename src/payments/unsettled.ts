@@ -12,9 +12,12 @@ export type UnsettledOutcome = 'settled' | 'returning' | 'held' | 'ignored';
  * The time a payment settles with: the acquirer's, unless it is no time this service can store (pixTime) or lies
  * ahead of the moment the service learnt of the payment; then that moment, an upper bound of the real one (nothing is
  * paid before it is received), so a payment it makes late for its charge is returned, never one paid in time refused.
+ * A payment the sandbox simulates (`simulated`: POST /v1/sandbox/charges/:id/pay, never a notification) keeps the
+ * simulated time, which may lie ahead: a payment after a due date is the point of simulating one.
  */
-export function settledTime(paidAt: string, learntAt: Date): string {
+export function settledTime(paidAt: string, learntAt: Date, simulated = false): string {
   const at = pixTime(paidAt);
+  if (at !== null && simulated) return new Date(at).toISOString();
   return new Date(at === null ? learntAt.getTime() : Math.min(at, learntAt.getTime())).toISOString();
 }
 
@@ -39,7 +42,7 @@ export async function settleUnsettled(
   try {
     confirmed = await deps.acquirer.confirmPayment(n);
   } catch (err) {
-    const held = { ...n, paidAt: settledTime(n.paidAt, learntAt) };
+    const held = { ...n, paidAt: settledTime(n.paidAt, learntAt, n.simulated) };
     const recorded = await transactional(deps.orm.em.fork(), (tx) => recordHeld(tx, held));
     deps.logger.error(
       { err, endToEndId: n.endToEndId },
@@ -48,7 +51,7 @@ export async function settleUnsettled(
     return recorded ? 'held' : 'settled';
   }
   if (!confirmed) return 'ignored';
-  const payment = { ...confirmed, paidAt: settledTime(confirmed.paidAt, learntAt) };
+  const payment = { ...confirmed, paidAt: settledTime(confirmed.paidAt, learntAt, confirmed.simulated) };
   try {
     const [outcome] = await settlePayments(deps, deps.orm.em.fork(), [payment]);
     return outcome === 'paid' || outcome === 'duplicate' ? 'settled' : 'returning';

@@ -24,8 +24,15 @@ const queue = <T extends object = Scheduled>(name: string) => name as Queue<T>;
 
 // The data of each queue's jobs. A payment notification is the acquirer port's PaymentNotification (src/acquirer;
 // platform imports no module, so it is spelled out here: the two must stay assignable, tsc checks both ends).
-export type PaymentJob = { txid: string | null; endToEndId: string; amount: number; paidAt: string };
-export type CancelJob = { txid: string };
+export type PaymentJob = {
+  txid: string | null;
+  endToEndId: string;
+  amount: number;
+  paidAt: string;
+  components?: { original: number; rebate: number; discount: number; fine: number; interest: number };
+  simulated?: true;
+};
+export type CancelJob = { txid: string; due?: boolean }; // due: a charge with a due date (the acquirer's cobv)
 export type RefundJob = { refundId: string };
 export type WithdrawalJob = { withdrawalId: string };
 export type SandboxTransferJob = { idempotencyKey: string; step: 'settle' | 'return' };

@@ -59,10 +59,11 @@ export async function requestRefund(
           if (await hasOpenInfraction(tx, c.id)) throw new ConflictError(INFRACTION_OPEN);
           const [t] = await tx.execute<{ amount: string; fee: string }[]>(sql.REFUNDS_TAKEN, [c.id]);
           const taken = { amount: Number(t.amount), fee: Number(t.fee) };
-          const left = c.amount - taken.amount;
+          const paid = c.paid_amount ?? c.amount; // what the payer paid (a due-date charge: the amount due that day)
+          const left = paid - taken.amount;
           const amount = input.amount ?? left;
           if (amount < 1 || amount > left) throw new BusinessRuleError(overRefundable(left));
-          const feeAmount = refundFee(c, taken, amount);
+          const feeAmount = refundFee({ amount: paid, fee: c.fee }, taken, amount);
           const [refund] = (
             await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
               newId(),
