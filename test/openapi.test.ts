@@ -137,6 +137,8 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
       '/readyz',
       '/openapi.json',
       '/docs',
+      '/pay/{id}',
+      '/pay/{id}/status',
       '/v1/acquirer/apipix/{token}',
       '/v1/acquirer/apipix/{token}/pix',
     ];
@@ -587,7 +589,8 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
     refundedAt: null,
   };
   const customer = { id: '019a8f3c-5e70-7b11-8a2b-3c4d5e6f7a8b', name: 'Maria Silva', document: '52998224725' };
-  const full = chargeView(charge, customer, { image: true, tracking: true });
+  const publicBaseUrl = 'http://localhost:3000';
+  const full = chargeView(charge, customer, { publicBaseUrl, image: true, tracking: true });
   for (const field of [
     'fee',
     'netAmount',
@@ -598,6 +601,7 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
     'canceledAt',
     'refundedAt',
     'endToEndId',
+    'paymentUrl',
   ]) {
     t.true(field in full, field);
     t.true(schema('ChargeListItem').required.includes(field), `${field} is documented on every charge`);
@@ -606,10 +610,17 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
   conforms(
     t,
     'Charge',
-    chargeView({ ...charge, status: 'PENDING', endToEndId: null, paidAt: null }, null, { image: true, tracking: true }),
+    chargeView({ ...charge, status: 'PENDING', endToEndId: null, paidAt: null }, null, {
+      publicBaseUrl,
+      image: true,
+      tracking: true,
+    }),
     'a replayed creation',
   );
-  const withTracking = chargeView({ ...charge, status: 'REFUNDED', refundedAt: LATER }, customer, { tracking: true });
+  const withTracking = chargeView({ ...charge, status: 'REFUNDED', refundedAt: LATER }, customer, {
+    publicBaseUrl,
+    tracking: true,
+  });
   t.false('imageBase64' in withTracking);
   conforms(t, 'ChargeWithTracking', withTracking, 'the refund response');
   const refund = refundView({
@@ -622,9 +633,12 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
     completed_at: LATER.toISOString(),
     failed_at: null,
   });
-  const partly = { ...chargeView({ ...charge, refundedAmount: 400 }, customer, { tracking: true }), refund };
+  const partly = {
+    ...chargeView({ ...charge, refundedAmount: 400 }, customer, { publicBaseUrl, tracking: true }),
+    refund,
+  };
   for (const [event, data] of [
-    ['charge.paid', chargeView(charge, customer, { tracking: true })],
+    ['charge.paid', chargeView(charge, customer, { publicBaseUrl, tracking: true })],
     ['charge.refunded', partly], // every completed refund, the charge still PAID until it is all
     ['charge.refunded', { ...withTracking, refund: null }], // an accepted MED infraction
   ] as const) {
@@ -632,8 +646,12 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
     t.true('tracking' in body.data, `${event} data carries tracking`);
     conforms(t, 'WebhookEvent', body, event);
   }
-  t.not(schemaErrors(schema('WebhookEvent'), delivered('charge.refunded', chargeView(charge, customer))).length, 0);
-  const item = chargeView(charge, null);
+  t.not(
+    schemaErrors(schema('WebhookEvent'), delivered('charge.refunded', chargeView(charge, customer, { publicBaseUrl })))
+      .length,
+    0,
+  );
+  const item = chargeView(charge, null, { publicBaseUrl });
   t.deepEqual(
     Object.keys(item).sort(),
     Object.keys(schema('ChargeListItem').properties).sort(),

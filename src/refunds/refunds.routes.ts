@@ -33,7 +33,7 @@ function inputOf(req: Request): RefundInput {
 }
 
 // /v1/charges/:id/refunds and /v1/charges/:id/refund (contract "Refunds: partial and multiple"), beside the charges.
-export function refundRoutes(deps: Pick<Services, 'boss'>): Router {
+export function refundRoutes(deps: Pick<Services, 'boss' | 'config'>): Router {
   const router = Router();
   // 202: the refund is final when the acquirer confirms it (charge.refunded); the charge stays PAID until then
   const create = (input: (req: Request) => RefundInput) => async (req: Request, res: Response) => {

@@ -29,7 +29,7 @@ export type RefundInput = { amount?: number; reason?: string };
  * creates nothing and answers with the creation's body.
  */
 export async function requestRefund(
-  deps: Pick<Services, 'boss'>,
+  deps: Pick<Services, 'boss' | 'config'>,
   em: EntityManager,
   merchantId: string,
   chargeId: string,
@@ -89,18 +89,19 @@ export async function requestRefund(
         }),
     },
   );
-  return { ...(await creationBody(em, merchantId, result)), replayed };
+  return { ...(await creationBody(deps, em, merchantId, result)), replayed };
 }
 
 /**
  * The body a refund's creation answers (and its replay): the charge as it was then — PAID, refundedAmount what its
  * refunds had completed before — and the refund PROCESSING, whatever happened to either since.
  */
-async function creationBody(em: EntityManager, merchantId: string, r: sql.RefundRow) {
+async function creationBody(deps: Pick<Services, 'config'>, em: EntityManager, merchantId: string, r: sql.RefundRow) {
   const [c] = await em.fork().execute<sql.ChargeForRefund[]>(sql.MERCHANT_CHARGE, [r.charge_id, merchantId]);
   const charge = { ...c, status: 'PAID' as const, refunded_at: null, refunded_amount: r.refunded_before ?? 0 };
   const refund = { ...r, status: 'PROCESSING' as const, failure_reason: null, completed_at: null, failed_at: null };
-  return { charge: chargeRowView(charge, { tracking: true }), refund: refundView(refund) };
+  const opts = { publicBaseUrl: deps.config.publicBaseUrl, tracking: true };
+  return { charge: chargeRowView(charge, opts), refund: refundView(refund) };
 }
 
 // GET /v1/charges/:id/refunds: every refund of the charge, newest first.
