@@ -250,6 +250,7 @@ export type RefundViewRow = {
   created_at: string;
   completed_at: string | null;
   failed_at: string | null;
+  split_shares: { merchantId: string; amount: number }[] | null;
 };
 
 // The latest refund of a charge (its view).

@@ -149,6 +149,9 @@ export const refundView = (r: RefundViewRow) => ({
   id: r.id,
   amount: Number(r.amount), // a bigint column
   reason: r.reason,
+  // reverseSplits: what each split's recipient gives back of it (empty when the owner bears it all)
+  reverseSplits: r.split_shares !== null,
+  splits: (r.split_shares ?? []).map((s) => ({ merchantId: s.merchantId, amount: s.amount })),
   status: r.status,
   failureReason: r.failure_reason,
   createdAt: new Date(r.created_at).toISOString(),
