@@ -217,6 +217,7 @@ test('splits are checked: 400 for their shape and fit, 422 naming each recipient
     Number((await sql(`select count(*) as n from charges where merchant_id = ?`, [owner.merchantId]))[0].n),
     before + 1,
   );
+  await ledgerClean(t);
 });
 
 test('a due-date charge: bps splits wait for the payment and are resolved on the net of what was paid', async (t) => {
@@ -279,6 +280,7 @@ test('idempotency: the splits are part of the body', async (t) => {
   ])
     t.is((await owner.http.post('/v1/charges', { ...body, splits: other }, key)).status, 409);
   t.is((await owner.http.post('/v1/charges', { amount: 5000, description: 'x' }, key)).status, 409);
+  await ledgerClean(t);
 });
 
 test('tenant isolation: a recipient never sees the charge it is paid a split of', async (t) => {
