@@ -1,6 +1,5 @@
 import type { Config } from './platform/config.ts';
 import type { Logger } from './platform/logger.ts';
-import type { Services } from './platform/services.ts';
 import { createBoss, listenUrlOf } from './platform/queue.ts';
 import { createOrm } from './database.ts';
 import { createAcquirer } from './acquirer/index.ts';
