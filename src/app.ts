@@ -32,7 +32,7 @@ export function createApp(
 ): express.Express {
   const { config, orm, logger } = deps;
   const app = express();
-  const probes = observability(deps);
+  const probes = observability(deps, streams);
   app.use(probes.middleware);
   app.use(inflight.middleware);
   app.disable('x-powered-by');

@@ -300,3 +300,18 @@ test('behind a transaction pooler with no direct URL (no LISTEN) the stream poll
   await s.waitForEvents(2, 5000);
   t.deepEqual(ids(s), [late.id, early.event.id]);
 });
+
+test('/metrics: open streams and events written by this process, and the deployment-wide positioning backlog', async (t) => {
+  const m = await createMerchant(app);
+  const s = await stream(app, m.token);
+  await recordPixKeyEvent(app, m.merchantId);
+  await s.waitForEvents(1);
+  const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+  t.true(value('pix_event_streams_open') >= 1);
+  t.true(value('pix_event_stream_events_total') >= 1);
+  t.true(value('pix_event_stream_unpositioned') >= 0);
+  t.true(value('pix_event_stream_unpositioned_oldest_seconds') >= 0);
+  t.regex(text, /^pix_scrape_up\{collector="event_stream"\} 1$/m);
+  s.close();
+});

@@ -29,6 +29,7 @@ export async function openStream(
   let cursor = start.seq;
   let closed = false;
   let dirty = true; // read at once
+  let failing = false; // the last read failed (logged once)
   let wakeUp: (() => void) | null = null;
   const wake = () => {
     dirty = true;
@@ -97,11 +98,13 @@ export async function openStream(
       rows = (await hub.db.query<StreamRow>(AFTER, [merchantId, cursor, PAGE])).rows;
     } catch (err) {
       if (closed) break;
-      hub.logger.warn({ err, merchantId }, 'event stream read failed; retrying');
+      if (!failing) hub.logger.warn({ err, merchantId }, 'event stream read failed; retrying');
+      failing = true;
       await wait(RETRY_MS);
       dirty = true;
       continue;
     }
+    failing = false;
     if (rows.length === 0 || closed) continue;
     cursor = Number(rows[rows.length - 1].seq);
     hub.sent(rows.length);

@@ -11,7 +11,7 @@ import * as sql from './stream.sql.ts';
 
 export const MAX_STREAMS_PER_MERCHANT = 5;
 export const TOO_MANY_STREAMS = `Limite de ${MAX_STREAMS_PER_MERCHANT} conexões abertas ao stream de eventos atingido`;
-const POOL_MAX = 5;
+const POOL_MAX = 3; // short reads and writes: streams take turns
 const POLL_MS = 500; // without LISTEN (a transaction pooler and no direct URL), how often positions are looked for
 const BACKSTOP_MS = 5000; // with LISTEN: a pass anyway, in case a notification was lost
 const BUSY_RETRY_MS = 100; // another process was giving positions: look again soon, it may have missed ours
@@ -35,11 +35,13 @@ export type EventStreams = {
   close: () => Promise<void>;
 };
 
-// Runs `pass` one at a time; a kick during a run runs it once more after (nothing is missed, nothing piles up).
+// Runs `pass` one at a time; a kick during a run runs it once more after (nothing is missed, nothing piles up). A
+// failure is logged once until a pass succeeds again (a database outage would otherwise log twice a second).
 function serial(pass: () => Promise<boolean>, logger: Logger, what: string) {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
+  let failing = false;
   const kick = () => {
     if (stopped) return;
     if (running) {
@@ -51,8 +53,11 @@ function serial(pass: () => Promise<boolean>, logger: Logger, what: string) {
         again = false;
         try {
           if (await pass()) again = true;
+          if (failing) logger.info(`event stream ${what} works again`);
+          failing = false;
         } catch (err) {
-          if (!stopped) logger.warn({ err }, `event stream ${what} failed`);
+          if (!stopped && !failing) logger.warn({ err }, `event stream ${what} failed; retrying`);
+          failing = true;
         }
       } while (again && !stopped);
       running = null;
