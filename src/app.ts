@@ -79,7 +79,7 @@ export function createApp(
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
-  app.use('/v1/events', authenticate, eventRoutes(streams));
+  app.use('/v1/events', authenticate, eventRoutes(deps, streams));
   app.use(apiDocsRoutes());
 
   app.use(notFoundRoute);

@@ -1,6 +1,9 @@
 import { Router } from 'express';
 import { header, matchedData } from 'express-validator';
 import { merchantIdOf } from '../auth/authenticate.ts';
+import { resolvePrincipal } from '../auth/auth.service.ts';
+import { HttpError } from '../platform/errors.ts';
+import type { Services } from '../platform/services.ts';
 import { isOneOf, listQueryRules, singleQuery, validate } from '../platform/validation.ts';
 import { EVENT_TYPES } from '../webhooks/catalog.ts';
 import { getEvent, listEvents, type EventFilter } from './events.service.ts';
@@ -27,7 +30,7 @@ const streamRules = [
 ];
 
 // /v1/events (contract "Events API and stream").
-export function eventRoutes(streams: EventStreams): Router {
+export function eventRoutes({ orm, config }: Pick<Services, 'orm' | 'config'>, streams: EventStreams): Router {
   const router = Router();
 
   router.get('/', ...validate(listRules), async (req, res) => {
@@ -46,7 +49,17 @@ export function eventRoutes(streams: EventStreams): Router {
   // Declared before /:id so the literal path can never be taken for an id.
   router.get('/stream', ...validate(streamRules), async (req, res) => {
     const { after } = matchedData(req, { locations: ['query'] }) as { after?: string };
-    await openStream(streams, res, merchantIdOf(req), (req.get('last-event-id') || after)?.toLowerCase());
+    const merchantId = merchantIdOf(req);
+    const token = req.headers.authorization!.slice('Bearer '.length); // made canonical by the authenticator
+    const allowed = () =>
+      resolvePrincipal(orm.em.fork(), config.jwtSecret, token).then(
+        (p) => p.merchantId === merchantId,
+        (err: unknown) => {
+          if (err instanceof HttpError && (err.status === 401 || err.status === 403)) return false;
+          throw err;
+        },
+      );
+    await openStream(streams, res, merchantId, (req.get('last-event-id') || after)?.toLowerCase(), allowed);
   });
 
   router.get('/:id', async (req, res) => {

@@ -23,6 +23,8 @@ export async function openStream(
   res: Response,
   merchantId: string,
   after: string | undefined,
+  // whether the credential the stream was opened with still opens the API (a revoked key, a blocked merchant: no)
+  allowed: () => Promise<boolean>,
 ): Promise<void> {
   const start = await hub.start(merchantId, after); // 404 for an id that is not this merchant's event
   const slot = await hub.claim(merchantId); // 429 past the limit
@@ -59,11 +61,25 @@ export async function openStream(
   const heartbeat = setInterval(() => {
     if (!res.writableNeedDrain) res.write(': heartbeat\n\n');
   }, HEARTBEAT_MS);
+  // Checked at connect only, a credential revoked later would keep streaming: checked again now and then. The client
+  // that reconnects is told why (401, 403).
+  const recheck = setInterval(() => {
+    allowed().then(
+      (ok) => {
+        if (!ok) {
+          hub.logger.info({ merchantId }, 'event stream ended: its credential no longer opens the API');
+          end();
+        }
+      },
+      () => {}, // the database did not answer: the next check decides
+    );
+  }, hub.credentialCheckMs);
   let unsubscribe: () => Promise<void> = async () => {};
   const end = () => {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    clearInterval(recheck);
     wakeUp?.();
     void unsubscribe();
     res.end();

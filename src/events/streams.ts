@@ -27,6 +27,7 @@ export type Start = { seq: number; announce: string | null };
 export type EventStreams = {
   db: PgPool;
   logger: Logger;
+  credentialCheckMs: number; // how often an open stream checks that its credential still opens the API
   start: (merchantId: string, after: string | undefined) => Promise<Start>;
   claim: (merchantId: string) => Promise<string>;
   subscribe: (s: Subscriber) => () => Promise<void>;
@@ -76,7 +77,10 @@ function serial(pass: () => Promise<boolean>, logger: Logger, what: string) {
  * for the per-merchant limit, and the wake-ups: LISTEN on pix_events (an event committed) and pix_event_stream
  * (positions given), through DATABASE_DIRECT_URL behind a transaction pooler; polling when there is no LISTEN.
  */
-export function createEventStreams({ config, logger }: { config: Config; logger: Logger }): EventStreams {
+export function createEventStreams(
+  { config, logger }: { config: Config; logger: Logger },
+  { credentialCheckMs = 60_000 } = {},
+): EventStreams {
   const db = createPgPool(config.databaseUrl, POOL_MAX, logger, 'event-streams');
   const listenUrl = listenUrlOf(config);
   const subscribers = new Map<string, Set<Subscriber>>();
@@ -211,6 +215,7 @@ export function createEventStreams({ config, logger }: { config: Config; logger:
   }
 
   function subscribe(s: Subscriber): () => Promise<void> {
+    if (closed) setImmediate(s.end); // opened while this process was stopping
     let set = subscribers.get(s.merchantId);
     if (!set) subscribers.set(s.merchantId, (set = new Set()));
     set.add(s);
@@ -233,6 +238,7 @@ export function createEventStreams({ config, logger }: { config: Config; logger:
   return {
     db,
     logger,
+    credentialCheckMs,
     start,
     claim,
     subscribe,

@@ -39,7 +39,7 @@ export async function startTestApp(
   const logger = opts.logger ?? createLogger(config.logLevel, 'test-api');
   const deps = await buildDeps(config, logger);
   const { orm, boss } = deps;
-  const streams = createEventStreams(deps);
+  const streams = createEventStreams(deps, { credentialCheckMs: 500 }); // a revoked key's stream ends within a test
   const server: Server = createApp(deps, { streams }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
