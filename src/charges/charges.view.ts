@@ -1,6 +1,7 @@
 // The API's view of a charge, and of its latest refund: one mapping for the entity, the values just inserted and raw
 // rows (settlement, refund, listing). A charge shows its refund, so its view is here; src/refunds uses it too.
 import { qrPngDataUrl } from '../pix/qr-png.ts';
+import { payerText } from '../pix/text.ts';
 import type { ICharge } from './charge.entity.ts';
 import type { ICustomer } from './customer.entity.ts';
 import type { ChargeRow, LocationRow, RefundViewRow } from './charges.sql.ts';
@@ -15,7 +16,7 @@ export type ChargeFields = Pick<
   ICharge,
   'id' | 'txid' | 'qrCode' | 'amount' | 'fee' | 'status' | 'description' | 'expiresIn' | 'createdAt' | 'expiresAt'
 > &
-  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt'>>;
+  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'payerName'>>;
 
 // The charge as the API returns it. Lists and webhook payloads leave out the image (it is derived from qrCode).
 export function chargeView(
@@ -34,7 +35,8 @@ export function chargeView(
     status: c.status,
     description: c.description,
     expiresIn: c.expiresIn,
-    customer: customer ? { id: customer.id, name: customer.name, document: customer.document } : null,
+    // the name this charge was created with, not the customer's latest
+    customer: customer ? { id: customer.id, name: c.payerName ?? customer.name, document: customer.document } : null,
     ...(opts.tracking ? { tracking: c.tracking ?? null } : {}),
     endToEndId: c.endToEndId ?? null,
     createdAt: iso(c.createdAt),
@@ -106,6 +108,6 @@ export const locationView = (c: LocationRow) => ({
   },
   valor: { original: (c.amount / 100).toFixed(2) },
   chave: c.pix_key,
-  solicitacaoPagador: c.description,
-  recebedor: { nome: c.merchant_name },
+  solicitacaoPagador: payerText(c.description, 140),
+  recebedor: { nome: payerText(c.merchant_name, 200) },
 });

@@ -1,7 +1,7 @@
 // Every statement of the refunds module (run through MikroORM: `?` parameters) and the rows they return: the refunds
 // and unmatched_payments tables, and the charge a refund reads (locked, and its split).
 import { statuses, type Transition } from '../platform/sql.ts';
-import type { MerchantChargeRow } from '../charges/charges.sql.ts';
+import { PAYER_NAME, type MerchantChargeRow } from '../charges/charges.sql.ts';
 
 export type RefundRow = {
   id: string;
@@ -107,7 +107,7 @@ export const FAILED_REFUNDS = `
 // A merchant's charge, locked (a refund request serialises on it, as an infraction opening does), with its payer.
 export type ChargeForRefund = MerchantChargeRow;
 export const CHARGE_FOR_REFUND = `
-  select c.*, cu.name as customer_name, cu.document as customer_document
+  select c.*, ${PAYER_NAME('c')} as customer_name, cu.document as customer_document
     from charges c
     left join customers cu on cu.id = c.customer_id
    where c.id = ? and c.merchant_id = ?
