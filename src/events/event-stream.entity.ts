@@ -34,7 +34,7 @@ export const EventStreamPending = defineEntity({
   name: 'EventStreamPending',
   tableName: 'event_stream_pending',
   properties: {
-    event: () => p.manyToOne(Event).primary().deleteRule('cascade'),
+    event: () => p.manyToOne(Event).primary().deleteRule('cascade').updateRule('no action'),
     merchantId: p.uuid(),
   },
 });
