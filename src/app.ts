@@ -74,7 +74,7 @@ export function createApp(
   app.use('/v1/infractions', authenticate, infractionRoutes(deps));
   if (config.acquirer === 'sandbox') {
     app.use('/v1/sandbox', authenticate, sandboxRoutes(deps), sandboxInfractionRoutes(deps));
-    app.use('/pix', pixLocationRoutes());
+    app.use('/pix', pixLocationRoutes(deps));
   }
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));

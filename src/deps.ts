@@ -13,6 +13,7 @@ export async function buildDeps(
   logger: Logger,
   // work: this process works queues (the worker), so it wakes on NOTIFY; the API only sends jobs
   bossOptions: { supervise?: boolean; schedule?: boolean; work?: boolean } = {},
+  clock: () => Date = () => new Date(),
 ): Promise<Deps> {
   const orm = await createOrm(config.databaseUrl, { pool: { min: 0, max: config.dbPoolMax } });
   const { work, ...rest } = bossOptions;
@@ -20,7 +21,7 @@ export async function buildDeps(
     ...rest,
     listenUrl: work ? listenUrlOf(config) : undefined,
   });
-  return { config, orm, boss, logger, acquirer: createAcquirer(config, { orm, boss, logger }) };
+  return { config, orm, boss, logger, clock, acquirer: createAcquirer(config, { orm, boss, logger }) };
 }
 
 // Stops fetching jobs (waiting for those in flight), then closes the pool.

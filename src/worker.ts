@@ -13,7 +13,7 @@ import { EVENT_PAGE } from './events/events.sql.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
 import { applyTransferOutcome } from './withdrawals/withdrawals.states.ts';
 import { processMetrics, type Registry } from './platform/metrics.ts';
-import { settlementLag } from './payments/payments.metrics.ts';
+import { paymentMetrics } from './payments/payments.metrics.ts';
 
 // The listing counters the worker folds every minute.
 const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter, EVENT_PAGE.counter];
@@ -38,7 +38,7 @@ async function registerSandbox(deps: Deps): Promise<void> {
 
 // The worker process: talks to the acquirer, settles payments and runs scheduled jobs.
 const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[] = [
-  (deps, registry) => registerPayments(deps, registry ? settlementLag(registry) : undefined),
+  (deps, registry) => registerPayments(deps, registry ? paymentMetrics(registry) : undefined),
   registerRefunds,
   registerCharges,
   registerWithdrawals,

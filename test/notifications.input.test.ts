@@ -85,7 +85,7 @@ const MALFORMED = [
 ];
 // Only the signed route reads these (the API Pix route takes the Pix from the PSP, whatever the body says of them).
 const MALFORMED_SIGNED = [
-  JSON.stringify({ pix: [{ ...good, valor: '9999999999.99' }] }), // beyond any charge (int4): the worker could not settle
+  JSON.stringify({ pix: [{ ...good, valor: '10000000000.00' }] }), // beyond the API Pix pattern (10 integer digits)
   JSON.stringify({ pix: [{ ...good, valor: '0.00' }] }),
   JSON.stringify({ pix: [{ ...good, valor: 10.5 }] }),
   JSON.stringify({ pix: [{ ...good, txid: 12 }] }),
@@ -103,10 +103,19 @@ test.serial('a malformed notification with a valid signature is a 400 JSON error
     t.is(typeof res.body.message, 'string', body.slice(0, 200));
   }
   t.is(await queued(), before);
-  // ...and a well-formed one is still accepted (a txid may be absent or null: a Pix paid without one)
-  const ok = await signed(JSON.stringify({ pix: [good, { ...good, endToEndId: E2E.replace('E', 'F'), txid: null }] }));
+  // ...and a well-formed one is still accepted (a txid may be absent or null: a Pix paid without one), up to the largest
+  // amount the standard allows (one no charge matches is recorded and returned by the worker)
+  const ok = await signed(
+    JSON.stringify({
+      pix: [
+        good,
+        { ...good, endToEndId: E2E.replace('E', 'F'), txid: null },
+        { ...good, endToEndId: E2E.replace('E', 'H'), valor: '9999999999.99' },
+      ],
+    }),
+  );
   t.is(ok.status, 200);
-  t.deepEqual(ok.body, { received: 2 });
+  t.deepEqual(ok.body, { received: 3 });
 });
 
 test.serial('a malformed API Pix webhook body is a 400 JSON error that queues nothing', async (t) => {

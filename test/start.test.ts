@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
-import { alive, freePort, portFree, recordDescendants, waitUntilGone, type Proc } from './support/procs.ts';
+import { alive, freePort, freePortPair, portFree, recordDescendants, waitUntilGone, type Proc } from './support/procs.ts';
 import { client } from './support/client.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -16,7 +16,7 @@ const dataDir = serverTempDir('pix-start-test-'); // one database for every star
 test.after.always(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function npmStart(t: ExecutionContext) {
-  const [port, pgPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+  const [port, pgPort, metricsPort] = [await freePort(), await freePort(), await freePortPair()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     LOG_LEVEL: 'info',

@@ -118,7 +118,7 @@ export async function runChecks(opts: {
     `select m.id as merchant_id,
        coalesce((select balance from ledger_accounts where code = 'merchant:' || m.id || ':available'), 0) as available,
        coalesce((select balance from ledger_accounts where code = 'merchant:' || m.id || ':blocked'), 0) as blocked,
-       coalesce((select sum(amount - fee) from charges c where c.merchant_id = m.id and c.status = 'PAID'
+       coalesce((select sum(coalesce(paid_amount, amount) - fee) from charges c where c.merchant_id = m.id and c.status = 'PAID'
          and not exists (select 1 from refunds r where r.charge_id = c.id and r.status = 'PROCESSING')), 0)
        - coalesce((select sum(amount) from withdrawals w where w.merchant_id = m.id
          and w.status in ('PROCESSING', 'COMPLETED') and w.returned_at is null), 0) as expected

@@ -2,17 +2,35 @@
 // network) and apipix (a PSP speaking the Banco Central "API Pix" standard), chosen by ACQUIRER.
 import type { Services } from '../platform/services.ts';
 import type { PixKeyType } from '../pix/keys.ts';
+import type { DueTerms } from '../pix/due-terms.ts';
+
+// What the payer's PSP says a payment is made of (API Pix `Pix.componentesValor`), in centavos, absent ones 0.
+export type PaymentComponents = { original: number; rebate: number; discount: number; fine: number; interest: number };
 
 // A payment the acquirer saw arrive (API Pix `Pix`), amounts in centavos; txid null for a Pix paid without one.
-export type PaymentNotification = { txid: string | null; endToEndId: string; amount: number; paidAt: string };
+// `components` when the acquirer told them (a PSP's componentesValor). `simulated`: made up by the sandbox's pay route
+// (never by a notification), dated by the simulation.
+export type PaymentNotification = {
+  txid: string | null;
+  endToEndId: string;
+  amount: number;
+  paidAt: string;
+  components?: PaymentComponents;
+  simulated?: true;
+};
+
+// A charge with a due date (API Pix cobv): payable until the end of dueDate + validityAfterDueDays (São Paulo), the
+// amount due by day from `amount` and the terms.
+export type DueDateRequest = DueTerms & { dueDate: string; validityAfterDueDays: number };
 
 export type ChargeRequest = {
   txid: string;
   amount: number;
-  expiresIn: number;
+  expiresIn: number; // immediate charges only; a due-date charge ends with its last valid day
   description: string;
-  payer?: { name: string; document: string };
+  payer?: { name: string; document: string }; // required with `due`
   merchant: { name: string; city: string };
+  due?: DueDateRequest;
 };
 
 export type RefundStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED';
@@ -35,10 +53,11 @@ export type AcquirerDeps = Services & { acquirer: Acquirer };
 
 export interface Acquirer {
   readonly name: 'sandbox' | 'apipix';
-  // Registers an immediate charge (API Pix PUT /v2/cob/{txid}): the BR Code the payer scans and its payload location.
+  // Registers a charge (API Pix PUT /v2/cob/{txid}, or /v2/cobv/{txid} with `due`): the BR Code the payer scans and
+  // its payload location.
   createCharge(input: ChargeRequest): Promise<{ qrCode: string; location: string }>;
-  // Removes a charge nobody may pay any more (expired); idempotent.
-  cancelCharge(txid: string): Promise<void>;
+  // Removes a charge nobody may pay any more (expired; `due`: a charge with a due date); idempotent.
+  cancelCharge(txid: string, due?: boolean): Promise<void>;
   // What the acquirer itself says of a notified payment (nothing in a notification is trusted); null: not confirmed.
   confirmPayment(notified: PaymentNotification): Promise<PaymentNotification | null>;
   // Every payment received in [from, to), for reconciliation of notifications that never came.

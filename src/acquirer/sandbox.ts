@@ -6,6 +6,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { Acquirer, TransferResult } from './acquirer.ts';
 import * as sql from './sandbox.sql.ts';
 import { buildDynamicPix } from '../pix/brcode.ts';
+import { transactional } from '../platform/transaction.ts';
 
 // The sandbox keeps its state in the database (sandbox_transfers) so the API, the worker and the CLI share it.
 export type SandboxDeps = { publicBaseUrl: string; orm: MikroORM; boss: PgBoss };
@@ -29,13 +30,14 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
   const host = publicBaseUrl.replace(/^https?:\/\//, '');
   return {
     name: 'sandbox',
-    async createCharge({ txid, amount, merchant }) {
+    async createCharge({ txid, amount, merchant, due }) {
       const location = `${host}/pix/qr/${txid}`;
       return {
         location,
+        // a charge with a due date owes a different amount each day: the payer's bank reads it from the location
         qrCode: buildDynamicPix({
           location,
-          amountCents: amount,
+          amountCents: due ? undefined : amount,
           merchantName: merchant.name,
           merchantCity: merchant.city,
         }),
@@ -58,7 +60,7 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
     async submitDefense() {},
     // Idempotent by key: the first call books the transfer (and schedules its outcome), a repeat returns it unchanged.
     async transferOut({ idempotencyKey, amount, pixKey, pixKeyType, description }) {
-      return orm.em.fork().transactional(async (em) => {
+      return transactional(orm.em.fork(), async (em) => {
         const fails = pixKey === SANDBOX_KEYS.fail; // refused up front, before any batch existed
         const [row] = await em.execute<(sql.TransferRow & { inserted: boolean; amount: number; pix_key: string })[]>(
           sql.BOOK_TRANSFER,
@@ -97,7 +99,7 @@ async function advance(
   { orm, boss }: Pick<SandboxDeps, 'orm' | 'boss'>,
   { idempotencyKey, step }: SandboxTransferJob,
 ): Promise<TransferResult | null> {
-  return orm.em.fork().transactional(async (em) => {
+  return transactional(orm.em.fork(), async (em) => {
     if (step === 'settle') {
       const done = await em.execute<{ pix_key: string }[]>(sql.COMPLETE_TRANSFER, [idempotencyKey]);
       if (done[0]?.pix_key === SANDBOX_KEYS.return)

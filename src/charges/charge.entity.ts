@@ -3,9 +3,14 @@ import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Customer } from './customer.entity.ts';
 import { countTrigger } from '../platform/counters.ts';
+import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
+import type { Components } from './due-date.ts';
 
 export const CHARGE_STATUSES = ['PENDING', 'PAID', 'FAILED', 'CANCELED', 'REFUNDED'] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+// IMMEDIATE: the API Pix cob (one amount, expires after expiresIn seconds); DUE_DATE: the cobv (amount due by day).
+export const CHARGE_TYPES = ['IMMEDIATE', 'DUE_DATE'] as const;
+export type ChargeType = (typeof CHARGE_TYPES)[number];
 
 // Triggers keep charge_counts (append-only, see ChargeCount) exact in the writing transaction: statement triggers over
 // the transition table for inserts and deletes (a bulk load adds one row per merchant and status), a row trigger for
@@ -39,7 +44,9 @@ export const CHARGE_TRIGGERS = [
   },
 ];
 
-// fee is the platform's split, fixed when the charge is created; the merchant is credited amount - fee.
+// fee is the platform's split, fixed when the charge is created; the merchant is credited amount - fee. A due-date
+// charge is paid the amount due on the payment's day (paidAmount): its fee is computed then, on paidAmount, with the
+// fee terms (feeBps, feeFixed) frozen at creation, and the merchant is credited paidAmount - fee.
 export const Charge = defineEntity({
   name: 'Charge',
   tableName: 'charges',
@@ -85,6 +92,19 @@ export const Charge = defineEntity({
     paidAt: p.datetime().nullable(),
     canceledAt: p.datetime().nullable(),
     refundedAt: p.datetime().nullable(),
+    type: p.enum([...CHARGE_TYPES]).default('IMMEDIATE'),
+    // DUE_DATE only (null on IMMEDIATE): the terms of src/charges/due-date.ts
+    dueDate: p.string().columnType('date').nullable(),
+    validityAfterDueDays: p.integer().nullable(),
+    rebate: p.json<Rebate>().nullable(),
+    discount: p.json<Discount>().nullable(),
+    fine: p.json<Fine>().nullable(),
+    interest: p.json<Interest>().nullable(),
+    feeBps: p.integer().nullable(),
+    feeFixed: p.integer().nullable(),
+    // set by the payment: what the payer paid, and (DUE_DATE) what it was made of
+    paidAmount: p.integer().nullable(),
+    components: p.json<Components>().nullable(),
   },
 });
 

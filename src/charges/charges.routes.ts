@@ -1,20 +1,26 @@
 import { Router } from 'express';
 import { matchedData } from 'express-validator';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
+import type { Services } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { validate } from '../platform/validation.ts';
+import { singleQuery, validate } from '../platform/validation.ts';
 import { createChargeRules, listChargesRules } from './charges.validation.ts';
 import { chargeLocation, createCharge, getCharge, listCharges, type CreateChargeInput } from './charges.service.ts';
 import type { ChargeStatus } from './charge.entity.ts';
+import { isCalendarDate, saoPauloDate } from './due-date.ts';
+import { DUE_DATE_FIELDS } from './due-date.validation.ts';
 
-// /v1/charges (spec 4.6, 4.7; contract Charges).
+const INPUT_FIELDS = ['amount', 'description', 'expiresIn', 'customer', 'tracking', ...DUE_DATE_FIELDS];
+
+// /v1/charges (spec 4.6, 4.7; contract Charges, Charges with a due date).
 export function chargeRoutes(deps: AcquirerDeps): Router {
   const router = Router();
+  const today = () => saoPauloDate(deps.clock());
 
-  router.post('/', ...validate(createChargeRules), async (req, res) => {
+  router.post('/', ...validate(createChargeRules(today)), async (req, res) => {
     const b = req.body as Record<string, unknown>; // validated; null optionals are absent
     const input = Object.fromEntries(
-      ['amount', 'description', 'expiresIn', 'customer', 'tracking'].filter((k) => b[k] != null).map((k) => [k, b[k]]),
+      INPUT_FIELDS.filter((k) => b[k] != null).map((k) => [k, b[k]]),
     ) as CreateChargeInput;
     const merchantId = merchantIdOf(req); // 404 Merchant não encontrado for a user without one
     const { charge, replayed } = await createCharge(
@@ -31,23 +37,31 @@ export function chargeRoutes(deps: AcquirerDeps): Router {
   router.get('/', ...validate(listChargesRules), async (req, res) => {
     const q = matchedData(req, { locations: ['query'] }) as { page?: number; limit?: number; status?: ChargeStatus };
     res.json(
-      await listCharges(req.em, merchantIdOf(req), { page: q.page ?? 1, limit: q.limit ?? 20, status: q.status }),
+      await listCharges(req.em, merchantIdOf(req), {
+        page: q.page ?? 1,
+        limit: q.limit ?? 20,
+        status: q.status,
+        today: today(),
+      }),
     );
   });
 
   router.get('/:id', async (req, res) => {
-    res.json({ charge: await getCharge(req.em, merchantIdOf(req), req.params.id) });
+    res.json({ charge: await getCharge(req.em, merchantIdOf(req), req.params.id, today()) });
   });
 
   return router;
 }
 
-// GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (served by us in
-// sandbox).
-export function pixLocationRoutes(): Router {
+// GET /pix/qr/:txid[?date=YYYY-MM-DD]: the payload location a banking app fetches after reading the dynamic QR code
+// (served by us in sandbox); `date`: the payment day a due-date charge's amounts are for (default today).
+export function pixLocationRoutes({ clock }: Pick<Services, 'clock'>): Router {
   const router = Router();
-  router.get('/qr/:txid', async (req, res) => {
-    res.json(await chargeLocation(req.em, req.params.txid));
+  const dateRule = singleQuery('date')
+    .custom(isCalendarDate)
+    .withMessage('date deve ser uma data no formato AAAA-MM-DD');
+  router.get('/qr/:txid', ...validate([dateRule]), async (req, res) => {
+    res.json(await chargeLocation(req.em, String(req.params.txid), clock(), req.query.date as string | undefined));
   });
   return router;
 }

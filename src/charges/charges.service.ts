@@ -2,14 +2,17 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import type { MerchantSnapshot } from '../auth/principal.ts';
-import { ForbiddenError, NotFoundError } from '../platform/errors.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
+import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
 import { Charge, type ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
+import { addDays, endOfSaoPauloDay, saoPauloDate } from './due-date.ts';
+import { DEFAULT_VALIDITY_DAYS } from './due-date.validation.ts';
 import {
   chargeRowView,
   chargeView,
@@ -20,13 +23,21 @@ import {
 } from './charges.view.ts';
 
 export type CustomerInput = { name: string; document: string; email?: string; phone?: string };
+export type DueDateInput = {
+  dueDate: string;
+  validityAfterDueDays?: number;
+  rebate?: Rebate;
+  discount?: Discount;
+  fine?: Fine;
+  interest?: Interest;
+};
 export type CreateChargeInput = {
   amount: number;
   description: string;
   expiresIn?: number;
   customer?: CustomerInput;
   tracking?: Record<string, string>;
-};
+} & Partial<DueDateInput>;
 
 export const DEFAULT_EXPIRES_IN = 86400;
 
@@ -56,6 +67,8 @@ type NewCharge = ChargeFields & {
   location: string;
   idempotencyKey: string | null;
   requestHash: string | null;
+  feeBps: number | null;
+  feeFixed: number | null;
 };
 
 /**
@@ -77,11 +90,23 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     c.expiresIn,
     c.expiresAt,
   ];
-  const rest = [c.tracking ? JSON.stringify(c.tracking) : null, c.location, c.qrCode, c.idempotencyKey, c.requestHash];
+  const json = (v: unknown) => (v == null ? null : JSON.stringify(v));
+  const rest = [json(c.tracking), c.location, c.qrCode, c.idempotencyKey, c.requestHash];
+  const due = [
+    c.type ?? 'IMMEDIATE',
+    c.dueDate ?? null,
+    c.validityAfterDueDays ?? null,
+    json(c.rebate),
+    json(c.discount),
+    json(c.fine),
+    json(c.interest),
+    c.feeBps,
+    c.feeFixed,
+  ];
   const payer = [customer?.name, customer?.email ?? null, customer?.phone ?? null]; // the charge's own copy
   const guard = [c.merchantId, c.merchantId];
   if (!customer) {
-    const rows = await em.execute<{ id: string }[]>(sql.INSERT_CHARGE, [...values, ...rest, ...guard]);
+    const rows = await em.execute<{ id: string }[]>(sql.INSERT_CHARGE, [...values, ...rest, ...due, ...guard]);
     return rows.length ? { customer: null } : null;
   }
   const rows = await em.execute<{ id: string; name: string; document: string }[]>(sql.INSERT_CHARGE_WITH_CUSTOMER, [
@@ -95,6 +120,7 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     ...values,
     ...payer,
     ...rest,
+    ...due,
   ]);
   return rows.length ? { customer: rows[0] } : null;
 }
@@ -109,70 +135,105 @@ function txidFor(id: string, merchantId: string, idempotencyKey: string | undefi
   return createHash('sha256').update(`${merchantId}:${idempotencyKey}`).digest('hex').slice(0, 32);
 }
 
+// The validity of a due-date charge: until the last second of its last valid day (dueDate + validityAfterDueDays) in
+// São Paulo, inclusive of that second's fraction, so a payment at 23:59:59.5 on the last day still pays it.
+function dueValidity(dueDate: string, validityAfterDueDays: number, createdAt: Date) {
+  const lastSecond = endOfSaoPauloDay(addDays(dueDate, validityAfterDueDays));
+  return {
+    expiresAt: new Date(lastSecond.getTime() + 999),
+    expiresIn: Math.max(1, Math.ceil((lastSecond.getTime() - createdAt.getTime()) / 1000)),
+  };
+}
+
 /**
- * POST /v1/charges: creation -> PENDING. One call to the acquirer (the cob and its BR Code) then one insert: a charge
- * exists here only once the acquirer knows it; an acquirer that is down or refuses answers 503 or 502 and nothing is
- * written (a retry with the same x-idempotency-key may then succeed).
+ * POST /v1/charges: creation -> PENDING. One call to the acquirer (the cob, or the cobv of a charge with a due date,
+ * and its BR Code) then one insert: a charge exists here only once the acquirer knows it; an acquirer that is down or
+ * refuses answers 503 or 502 and nothing is written (a retry with the same x-idempotency-key may then succeed).
  */
 export async function createCharge(
-  deps: Pick<AcquirerDeps, 'acquirer' | 'config' | 'boss'>,
+  deps: Pick<AcquirerDeps, 'acquirer' | 'config' | 'boss' | 'clock'>,
   em: EntityManager,
   merchant: MerchantSnapshot,
   input: CreateChargeInput,
   idempotencyKey?: string,
 ) {
   const merchantId = merchant.id;
+  const due = input.dueDate
+    ? {
+        dueDate: input.dueDate,
+        validityAfterDueDays: input.validityAfterDueDays ?? DEFAULT_VALIDITY_DAYS,
+        rebate: input.rebate ?? null,
+        discount: input.discount ?? null,
+        fine: input.fine ?? null,
+        interest: input.interest ?? null,
+      }
+    : null;
   const expiresIn = input.expiresIn ?? DEFAULT_EXPIRES_IN;
-  const { result, replayed } = await createOnce(
-    idempotencyKey,
-    { ...input, expiresIn },
-    {
-      find: () => em.fork().findOne(Charge, { merchant: merchantId, idempotencyKey }, { populate: ['customer'] }),
-      replay: creationView,
-      async create(requestHash) {
-        if (!merchant.acquirerAccountId) throw await missingPrerequisites(em, merchantId);
-        const fee = platformFee(input.amount, {
-          bps: merchant.feeBps ?? deps.config.platformFeeBps,
-          fixed: merchant.feeFixed ?? deps.config.platformFeeFixed,
-        });
-        const id = newId();
-        const txid = txidFor(id, merchantId, idempotencyKey);
-        const { qrCode, location } = await deps.acquirer.createCharge({
-          txid,
-          amount: input.amount,
-          expiresIn,
-          description: input.description,
-          ...(input.customer ? { payer: { name: input.customer.name, document: input.customer.document } } : {}),
-          merchant: { name: merchant.name, city: merchant.city },
-        });
-        const createdAt = new Date();
-        const charge: ChargeFields = {
-          id,
-          txid,
-          amount: input.amount,
-          fee,
-          description: input.description,
-          status: 'PENDING',
-          expiresIn,
-          createdAt,
-          expiresAt: new Date(createdAt.getTime() + expiresIn * 1000),
-          tracking: input.tracking ?? null,
-          qrCode,
-        };
-        const inserted = await insertCharge(
-          em,
-          { ...charge, merchantId, location, idempotencyKey: idempotencyKey ?? null, requestHash },
-          input.customer,
-        );
-        if (!inserted) {
-          // a prerequisite went away meanwhile: the charge the acquirer registered must not stay payable
-          await enqueue(deps.boss, null, QUEUES.chargeCancel, { txid });
-          throw await missingPrerequisites(em, merchantId);
-        }
-        return chargeView(charge, inserted.customer, { image: true, tracking: true });
-      },
+  // the request as it is fingerprinted for idempotency: defaults applied (a due date has no expiresIn)
+  const request = due ? { ...input, validityAfterDueDays: due.validityAfterDueDays } : { ...input, expiresIn };
+  const { result, replayed } = await createOnce(idempotencyKey, request, {
+    find: () => em.fork().findOne(Charge, { merchant: merchantId, idempotencyKey }, { populate: ['customer'] }),
+    replay: creationView,
+    async create(requestHash) {
+      if (!merchant.acquirerAccountId) throw await missingPrerequisites(em, merchantId);
+      const feeTerms = {
+        bps: merchant.feeBps ?? deps.config.platformFeeBps,
+        fixed: merchant.feeFixed ?? deps.config.platformFeeFixed,
+      };
+      // a due-date charge's fee is final at payment, on the amount paid; until then, the original amount's
+      const fee = platformFee(input.amount, feeTerms);
+      const validity = due && dueValidity(due.dueDate, due.validityAfterDueDays, deps.clock());
+      if (validity && validity.expiresAt <= deps.clock())
+        throw new ValidationError([
+          { field: 'dueDate', message: 'dueDate não pode ser anterior a hoje (America/Sao_Paulo)' },
+        ]);
+      const id = newId();
+      const txid = txidFor(id, merchantId, idempotencyKey);
+      const { qrCode, location } = await deps.acquirer.createCharge({
+        txid,
+        amount: input.amount,
+        expiresIn: validity?.expiresIn ?? expiresIn,
+        description: input.description,
+        ...(input.customer ? { payer: { name: input.customer.name, document: input.customer.document } } : {}),
+        merchant: { name: merchant.name, city: merchant.city },
+        ...(due ? { due } : {}),
+      });
+      const createdAt = deps.clock();
+      const charge: ChargeFields = {
+        id,
+        txid,
+        amount: input.amount,
+        fee,
+        description: input.description,
+        status: 'PENDING',
+        createdAt,
+        ...(due
+          ? { type: 'DUE_DATE', ...due, ...dueValidity(due.dueDate, due.validityAfterDueDays, createdAt) }
+          : { type: 'IMMEDIATE', expiresIn, expiresAt: new Date(createdAt.getTime() + expiresIn * 1000) }),
+        tracking: input.tracking ?? null,
+        qrCode,
+      };
+      const inserted = await insertCharge(
+        em,
+        {
+          ...charge,
+          merchantId,
+          location,
+          idempotencyKey: idempotencyKey ?? null,
+          requestHash,
+          feeBps: due ? feeTerms.bps : null,
+          feeFixed: due ? feeTerms.fixed : null,
+        },
+        input.customer,
+      );
+      if (!inserted) {
+        // a prerequisite went away meanwhile: the charge the acquirer registered must not stay payable
+        await enqueue(deps.boss, null, QUEUES.chargeCancel, { txid, ...(due ? { due: true } : {}) });
+        throw await missingPrerequisites(em, merchantId);
+      }
+      return chargeView(charge, inserted.customer, { image: true, tracking: true, today: saoPauloDate(createdAt) });
     },
-  );
+  });
   return { charge: result, replayed };
 }
 
@@ -182,12 +243,12 @@ export async function findCharge(em: EntityManager, merchantId: string, id: stri
   return charge;
 }
 
-// GET /v1/charges/:id: one charge, with its image, tracking and latest refund.
-export async function getCharge(em: EntityManager, merchantId: string, id: string) {
+// GET /v1/charges/:id: one charge, with its image, tracking and latest refund; amountDue as of `today`.
+export async function getCharge(em: EntityManager, merchantId: string, id: string, today: string) {
   const charge = await findCharge(em, merchantId, id);
   const [refund] = await em.execute<sql.RefundViewRow[]>(sql.LATEST_REFUND, [charge.id]);
   return {
-    ...chargeView(charge, charge.customer ?? null, { image: true, tracking: true }),
+    ...chargeView(charge, charge.customer ?? null, { image: true, tracking: true, today }),
     refund: refund ? refundView(refund) : null,
   };
 }
@@ -196,7 +257,7 @@ export async function getCharge(em: EntityManager, merchantId: string, id: strin
 export async function listCharges(
   em: EntityManager,
   merchantId: string,
-  q: { page: number; limit: number; status?: ChargeStatus },
+  q: { page: number; limit: number; status?: ChargeStatus; today: string },
 ) {
   const { total, rows } = await countedPage<sql.ChargeRow>(
     em,
@@ -205,12 +266,13 @@ export async function listCharges(
     q.page,
     q.limit,
   );
-  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => chargeRowView(r)) };
+  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => chargeRowView(r, { today: q.today })) };
 }
 
-// GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (sandbox).
-export async function chargeLocation(em: EntityManager, txid: string) {
+// GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (sandbox); a
+// due-date charge's amounts are those of `day` (the payment day asked, else today).
+export async function chargeLocation(em: EntityManager, txid: string, now: Date, day?: string) {
   const [c] = await em.execute<sql.LocationRow[]>(sql.LOCATION, [txid]);
   if (!c) throw new NotFoundError('Cobrança não encontrada');
-  return locationView(c);
+  return locationView(c, now, day ?? saoPauloDate(now));
 }

@@ -2,7 +2,9 @@
 // and customers tables, and the latest refund a charge shows (the refunds table, read for the charge's view).
 import type { PageSpec } from '../platform/counters.ts';
 import { statuses, type Transition } from '../platform/sql.ts';
-import type { ChargeStatus } from './charge.entity.ts';
+import type { ChargeStatus, ChargeType } from './charge.entity.ts';
+import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
+import type { Components } from './due-date.ts';
 
 // A transition's statement takes its row of CHARGE_TRANSITIONS (charges.states.ts): `from` guards it, `to` is set.
 type T = Transition<ChargeStatus>;
@@ -31,12 +33,27 @@ export type ChargeRow = {
   customer_id: string | null;
   customer_name: string | null;
   customer_document: string | null;
+  // a charge with a due date (null on IMMEDIATE) and what its payment paid
+  type: ChargeType;
+  due_date: string | null;
+  validity_after_due_days: number | null;
+  rebate: Rebate | null;
+  discount: Discount | null;
+  fine: Fine | null;
+  interest: Interest | null;
+  paid_amount: number | null;
+  components: Components | null;
 };
 export type MerchantChargeRow = ChargeRow & { merchant_id: string };
 
+// The columns a charge's view reads beyond the immediate charge's (the listing names them with its alias).
+const DUE_DATE_COLUMNS = (a: string) =>
+  `${a}.type, ${a}.due_date, ${a}.validity_after_due_days, ${a}.rebate, ${a}.discount, ${a}.fine, ${a}.interest,
+         ${a}.paid_amount, ${a}.components`;
+
 const CHARGE_COLUMNS = `id, created_at, updated_at, merchant_id, txid, amount, fee, description, status, expires_in,
   expires_at, customer_id, payer_name, payer_email, payer_phone, tracking, location, qr_code, idempotency_key,
-  request_hash`;
+  request_hash, type, due_date, validity_after_due_days, rebate, discount, fine, interest, fee_bps, fee_fixed`;
 
 // The prerequisites, checked inside the insert itself: no charge can slip in after KYC, the acquirer account or the
 // last PIX key went away, whatever the timing. Parameters: merchant id twice.
@@ -46,11 +63,11 @@ const ONBOARDED = `exists (
           where m.id = ? and m.kyc_status = 'APPROVED' and m.acquirer_account_id is not null)
      and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')`;
 
-// A new charge without a payer, guarded by the prerequisites. Parameters: the 16 values of CHARGE_COLUMNS but the
+// A new charge without a payer, guarded by the prerequisites. Parameters: the 25 values of CHARGE_COLUMNS but the
 // customer and payer's, then the guard's.
 export const INSERT_CHARGE = `
   insert into charges (${CHARGE_COLUMNS})
-  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, null, null, ?, ?, ?, ?, ?
+  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, null, null, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
    where ${ONBOARDED}
   returning id`;
 
@@ -69,7 +86,7 @@ export const INSERT_CHARGE_WITH_CUSTOMER = `
   ),
   ins as (
     insert into charges (${CHARGE_COLUMNS})
-    select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ?, ?, ?, ?
+    select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
       from c
   )
   select id, name, document
@@ -88,21 +105,26 @@ export const CHARGE_PAGE: PageSpec = {
   alias: 'ch',
   counter: { table: 'charge_counts', keys: 'merchant_id, status' },
   columns: `ch.id, ch.txid, ch.qr_code, ch.amount, ch.fee, ch.status, ch.description, ch.expires_in, ch.created_at,
-         ch.expires_at, ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at,
+         ch.expires_at, ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at, ${DUE_DATE_COLUMNS('ch')},
          cu.id as customer_id, ${PAYER_NAME('ch')} as customer_name, cu.document as customer_document`,
   joins: 'left join customers cu on cu.id = ch.customer_id',
 };
 
 /**
- * pay: one UPDATE for notifications of distinct charges (parameters: arrays of txid, end_to_end_id, amount, paid_at).
+ * pay: one UPDATE for notifications of distinct charges (parameters: arrays of txid, end_to_end_id, amount, paid_at,
+ * then, for a charge with a due date, whether the payment is the amount due on its day (with the components the
+ * acquirer reported, if any), the fee on it and its components as JSON; null for an immediate charge). Amounts as
+ * bigint: a payment may carry more than any charge, and then pays none.
  * The charges are locked first, in txid order (the UPDATE reaches a row only through `locked`), so two batches sharing
- * charges never wait on each other crosswise. A charge is paid by a payment of its amount dated within its validity,
- * when PENDING or when the expiry sweep canceled it after the payment's time.
+ * charges never wait on each other crosswise. A charge is paid by a payment of its amount (a due-date charge: of the
+ * amount due on the payment's day) dated within its validity, when PENDING or when the expiry sweep canceled it after
+ * the payment's time.
  */
 export const PAY = (t: T) => `
   with n as (
     select *
-      from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as n(txid, end_to_end_id, amount, paid_at)
+      from unnest(?::text[], ?::text[], ?::bigint[], ?::timestamptz[], ?::boolean[], ?::bigint[], ?::jsonb[])
+           as n(txid, end_to_end_id, amount, paid_at, due_matches, due_fee, due_components)
   ),
   locked as materialized (
     select c.id
@@ -113,10 +135,12 @@ export const PAY = (t: T) => `
   ),
   paid as (
     update charges c set status = ${statuses([t.to])}, paid_at = n.paid_at, end_to_end_id = n.end_to_end_id,
-                         canceled_at = null, updated_at = now()
+                         canceled_at = null, paid_amount = n.amount, fee = coalesce(n.due_fee, c.fee),
+                         components = n.due_components, updated_at = now()
       from n
       join locked on true
-     where locked.id = c.id and c.txid = n.txid and c.amount = n.amount and c.expires_at >= n.paid_at
+     where locked.id = c.id and c.txid = n.txid and c.expires_at >= n.paid_at
+       and case when c.type = 'DUE_DATE' then coalesce(n.due_matches, false) else c.amount = n.amount end
        and c.status in (${statuses(t.from)}) and (c.status = 'PENDING' or c.canceled_at >= n.paid_at)
     returning c.*
   )
@@ -124,14 +148,26 @@ export const PAY = (t: T) => `
     from paid
     left join customers cu on cu.id = paid.customer_id`;
 
+// pay: the terms of the charges with a due date among these txids (what a payment of them must be).
+export const DUE_TERMS = `
+  select txid, amount, due_date, rebate, discount, fine, interest, fee_bps, fee_fixed
+    from charges
+   where txid = any(?::text[]) and type = 'DUE_DATE'`;
+export type DueTermsRow = Pick<ChargeRow, 'txid' | 'amount' | 'rebate' | 'discount' | 'fine' | 'interest'> & {
+  due_date: string;
+  fee_bps: number;
+  fee_fixed: number;
+};
+
 // Why a payment paid nothing: the charge of that txid, locked.
 export const CHARGE_FOR_PAYMENT = `
-  select status, amount, expires_at, canceled_at, end_to_end_id
+  select status, type, amount, expires_at, canceled_at, end_to_end_id
     from charges
    where txid = ?
      for update`;
 export type ChargeForPayment = {
   status: ChargeStatus;
+  type: ChargeType;
   amount: number;
   expires_at: Date;
   canceled_at: Date | null;
@@ -154,7 +190,7 @@ export const EXPIRE_DUE = (t: T) => `
               for update skip locked
          )
      and status in (${statuses(t.from)})
-  returning id, txid`;
+  returning id, txid, type`;
 
 // refund (completion): the charge, if still PAID (parameter: id), with its payer.
 export const REFUND = (t: T) => `
@@ -170,7 +206,7 @@ export const REFUND = (t: T) => `
 // A refunds row as a charge's view reads it (the refunds module's rows are a superset).
 export type RefundViewRow = {
   id: string;
-  amount: number;
+  amount: number | string; // bigint: node-postgres reads it as text
   status: 'PROCESSING' | 'COMPLETED' | 'FAILED';
   failure_reason: string | null;
   created_at: string;
@@ -186,24 +222,28 @@ export const LATEST_REFUND = `
    order by created_at desc, id desc
    limit 1`;
 
-// The payload location of a charge (GET /pix/qr/:txid): the charge, its merchant's name and first ACTIVE PIX key.
+// The payload location of a charge (GET /pix/qr/:txid): the charge, its merchant's name and first ACTIVE PIX key,
+// and (a due date) its terms and payer.
 export const LOCATION = `
   select c.txid, c.status, c.created_at, c.expires_in, c.amount, c.description, m.name as merchant_name,
          (select k.key
             from pix_keys k
            where k.merchant_id = c.merchant_id and k.status = 'ACTIVE'
            order by k.created_at
-           limit 1) as pix_key
+           limit 1) as pix_key,
+         c.type, c.due_date, c.validity_after_due_days, c.rebate, c.discount, c.fine, c.interest,
+         ${PAYER_NAME('c')} as payer_name, cu.document as payer_document
     from charges c
     join merchants m on m.id = c.merchant_id
+    left join customers cu on cu.id = c.customer_id
    where c.txid = ?`;
-export type LocationRow = {
-  txid: string;
-  status: ChargeStatus;
-  created_at: string;
-  expires_in: number;
-  amount: number;
-  description: string;
-  merchant_name: string;
-  pix_key: string | null;
-};
+export type LocationRow = Pick<
+  ChargeRow,
+  'txid' | 'status' | 'created_at' | 'expires_in' | 'amount' | 'description' | 'type' | 'due_date'
+> &
+  Pick<ChargeRow, 'validity_after_due_days' | 'rebate' | 'discount' | 'fine' | 'interest'> & {
+    merchant_name: string;
+    pix_key: string | null;
+    payer_name: string | null;
+    payer_document: string | null;
+  };

@@ -4,10 +4,13 @@ import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts'
 import { pgArray } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { accounts, postMany } from '../ledger/ledger.service.ts';
+import { platformFee } from '../merchants/merchants.service.ts';
 import { recordEvents } from '../webhooks/events.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { chargeRowView } from './charges.view.ts';
+import { amountDueOn, saoPauloDate, type Components } from './due-date.ts';
+import { transactional } from '../platform/transaction.ts';
 
 /**
  * Every status change of a charge. Each transition is one guarded UPDATE (`where status in (from)`), so it happens once
@@ -16,7 +19,8 @@ import { chargeRowView } from './charges.view.ts';
  * and src/refunds/refunds.states.ts.
  */
 export const CHARGE_TRANSITIONS = {
-  // a confirmed payment of the amount, dated within the validity; CANCELED only when the expiry came after the payment
+  // a confirmed payment of the amount (due date: the amount due on the payment's day), dated within the validity;
+  // CANCELED only when the expiry came after the payment
   pay: { from: ['PENDING', 'CANCELED'], to: 'PAID', event: 'charge.paid' },
   // past createdAt + expiresIn (contract: no event)
   expire: { from: ['PENDING'], to: 'CANCELED', event: null },
@@ -33,11 +37,45 @@ const REFUND = sql.REFUND(T.refund);
 // What a payment did: paid its charge, was a redelivery of one that did, or paid nothing (and why).
 export type PayOutcome = 'paid' | 'duplicate' | 'late' | 'already_paid' | 'unknown' | 'mismatch';
 
+// What a payment of a charge with a due date must be: the amount due on its day (São Paulo), made of these parts.
+type DueExpectation = { matches: boolean; fee: number | null; components: Components };
+
+/**
+ * The expectation for each payment of a due-date charge (null: an immediate charge, or no charge), from the terms read
+ * in the settlement's transaction (they never change after creation). The amount due is that of the payment's day;
+ * when the acquirer reported the payment's components (API Pix componentesValor), they must be ours too: a payer's PSP
+ * that computed another rebate, discount, fine or interest paid by another rule, even when the total happens to agree.
+ */
+async function dueExpectations(tx: EntityManager, batch: PaymentNotification[]): Promise<(DueExpectation | null)[]> {
+  const txids = [...new Set(batch.flatMap((n) => (n.txid === null ? [] : [n.txid])))];
+  if (txids.length === 0) return batch.map(() => null);
+  const rows = await tx.execute<sql.DueTermsRow[]>(sql.DUE_TERMS, [pgArray(txids)]);
+  const terms = new Map(rows.map((r) => [r.txid, r]));
+  return batch.map((n) => {
+    const t = n.txid === null ? undefined : terms.get(n.txid);
+    if (!t) return null;
+    const { amount: original, due_date: dueDate, rebate, discount, fine, interest } = t;
+    const day = saoPauloDate(new Date(n.paidAt)); // settlement's time: always a valid one (payments.worker)
+    const due = amountDueOn({ original, dueDate, rebate, discount, fine, interest }, day);
+    const told = n.components;
+    const agrees =
+      !told || (['original', 'rebate', 'discount', 'fine', 'interest'] as const).every((k) => told[k] === due[k]);
+    const matches = n.amount === due.final && agrees;
+    // the fee of what would pay the charge (a payment that does not is returned whole)
+    return {
+      matches,
+      fee: matches ? platformFee(n.amount, { bps: t.fee_bps, fixed: t.fee_fixed }) : null,
+      components: due,
+    };
+  });
+}
+
 /**
  * pay, in the caller's transaction: each charge PAID, its charge.paid event (with its deliveries) and the ledger split
  * (acquirer -> merchant net + platform fee). Duplicate notifications serialise on the row and find it PAID, so nothing is
  * credited twice. A batch costs the statements of one payment and locks each ledger account once. Notifications for
- * the same charge within a batch are taken in order, one per round, so the first that qualifies pays. Returns each
+ * the same charge within a batch are taken in order, one per round, so the first that qualifies pays. A charge with a
+ * due date is paid only by the amount due on the payment's day, its fee computed on that amount. Returns each
  * notification's outcome and the merchants credited.
  */
 export async function payCharges(
@@ -46,6 +84,7 @@ export async function payCharges(
   batch: PaymentNotification[],
 ): Promise<{ outcomes: PayOutcome[]; credited: string[] }> {
   const outcomes: PayOutcome[] = new Array(batch.length);
+  const expected = await dueExpectations(tx, batch);
   const paid: sql.MerchantChargeRow[] = [];
   let pending = batch.map((n, i) => ({ n, i }));
   while (pending.length) {
@@ -53,15 +92,20 @@ export async function payCharges(
     const round = pending.filter(({ n }) => n.txid === null || (!txids.has(n.txid) && txids.add(n.txid)));
     pending = pending.filter((p) => !round.includes(p));
     const ns = round.map(({ n }) => n);
+    const due = round.map(({ i }) => expected[i]);
     const rows = await tx.execute<sql.MerchantChargeRow[]>(PAY, [
       pgArray(ns.map((n) => n.txid)),
       pgArray(ns.map((n) => n.endToEndId)),
       pgArray(ns.map((n) => n.amount)),
       pgArray(ns.map((n) => n.paidAt)),
+      pgArray(due.map((d) => (d ? String(d.matches) : null))),
+      pgArray(due.map((d) => d?.fee ?? null)),
+      pgArray(due.map((d) => (d ? JSON.stringify(d.components) : null))),
     ]);
     const paidBy = new Map(rows.map((r) => [r.txid, r.end_to_end_id]));
     for (const { n, i } of round) {
-      outcomes[i] = n.txid !== null && paidBy.get(n.txid) === n.endToEndId ? 'paid' : await whyNotPaid(tx, n);
+      outcomes[i] =
+        n.txid !== null && paidBy.get(n.txid) === n.endToEndId ? 'paid' : await whyNotPaid(tx, n, expected[i]);
     }
     paid.push(...rows);
   }
@@ -71,24 +115,28 @@ export async function payCharges(
     deps.boss,
     paid.map((r) => ({ merchantId: r.merchant_id, type: T.pay.event, data: data(r) })),
   );
-  // the ledger last: its account rows stay locked only until the commit that follows
+  // the ledger last: its account rows stay locked only until the commit that follows. The payer's money is what the
+  // payment brought (paid_amount: the amount, or a due-date charge's amount due that day).
   await postMany(
     tx,
-    paid.map((r) => ({
-      kind: 'charge.payment',
-      referenceId: r.id,
-      postings: [
-        { account: accounts.acquirerSettlement, amount: -r.amount },
-        { account: accounts.available(r.merchant_id), amount: r.amount - r.fee, merchantId: r.merchant_id },
-        { account: accounts.platformFees, amount: r.fee },
-      ],
-    })),
+    paid.map((r) => {
+      const amount = r.paid_amount ?? r.amount;
+      return {
+        kind: 'charge.payment',
+        referenceId: r.id,
+        postings: [
+          { account: accounts.acquirerSettlement, amount: -amount },
+          { account: accounts.available(r.merchant_id), amount: amount - r.fee, merchantId: r.merchant_id },
+          { account: accounts.platformFees, amount: r.fee },
+        ],
+      };
+    }),
   );
   return { outcomes, credited: paid.map((r) => r.merchant_id) };
 }
 
 // Why a payment paid nothing; a payment dated after the expiry of a still-PENDING charge expires it.
-async function whyNotPaid(tx: EntityManager, n: PaymentNotification): Promise<PayOutcome> {
+async function whyNotPaid(tx: EntityManager, n: PaymentNotification, due: DueExpectation | null): Promise<PayOutcome> {
   if (n.txid === null) return 'unknown';
   const [c] = await tx.execute<sql.ChargeForPayment[]>(sql.CHARGE_FOR_PAYMENT, [n.txid]);
   if (!c) return 'unknown';
@@ -103,18 +151,24 @@ async function whyNotPaid(tx: EntityManager, n: PaymentNotification): Promise<Pa
   const payable =
     !expired && (c.status === 'PENDING' || (c.status === 'CANCELED' && paidAt <= new Date(c.canceled_at!).getTime()));
   if (!payable) return 'late';
-  return c.amount !== n.amount ? 'mismatch' : 'unknown';
+  // a due-date charge: not the amount due on the payment's day, or not made of the same parts
+  const matches = c.type === 'DUE_DATE' ? due?.matches === true : c.amount === n.amount;
+  return matches ? 'unknown' : 'mismatch';
 }
 
 /**
- * expire: PENDING charges past createdAt + expiresIn become CANCELED (the sweep, every minute). With a real acquirer each
- * one's cob is removed there too (a job per charge, committed with the sweep).
+ * expire: PENDING charges past createdAt + expiresIn (a due date: past the last valid day) become CANCELED (the sweep,
+ * every minute). With a real acquirer each one's cob (or cobv) is removed there too (a job per charge, committed with
+ * the sweep).
  */
 export async function expireCharges(deps: Pick<AcquirerDeps, 'boss' | 'acquirer'>, em: EntityManager) {
-  return em.transactional(async (tx) => {
-    const rows = await tx.execute<{ id: string; txid: string }[]>(EXPIRE_DUE);
+  return transactional(em, async (tx) => {
+    const rows = await tx.execute<{ id: string; txid: string; type: string }[]>(EXPIRE_DUE);
     if (rows.length && deps.acquirer.name !== 'sandbox') {
-      const jobs = rows.map((r) => ({ data: { txid: r.txid }, singletonKey: r.txid }));
+      const jobs = rows.map((r) => ({
+        data: { txid: r.txid, ...(r.type === 'DUE_DATE' ? { due: true } : {}) },
+        singletonKey: r.txid,
+      }));
       await enqueueMany(deps.boss, tx, QUEUES.chargeCancel, jobs);
     }
     return rows.length;

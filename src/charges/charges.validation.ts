@@ -3,6 +3,7 @@ import { idempotencyKeyRule, listQueryRules, singleQuery } from '../platform/val
 import { isValidDocument, normalizeDocument } from '../pix/documents.ts';
 import { stripBidiControls } from '../pix/text.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';
+import { dueDateRules } from './due-date.validation.ts';
 
 export const TRACKING_FIELDS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'src', 'sck'];
 const MAX_INT = 2_147_483_647;
@@ -11,7 +12,8 @@ const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Ar
 const integer = (min: number, max: number) => (v: unknown) =>
   Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
 
-export const createChargeRules = [
+// `today`: the São Paulo date a due date may not be earlier than.
+export const createChargeRules = (today: () => string) => [
   idempotencyKeyRule,
   body('amount').custom(integer(1, MAX_INT)).withMessage('amount deve ser um inteiro em centavos, mínimo 1'),
   body('description')
@@ -65,6 +67,7 @@ export const createChargeRules = [
     .bail()
     .custom((t: Record<string, unknown>) => Object.values(t).every((v) => typeof v === 'string' && v.length <= 255))
     .withMessage('cada campo de tracking deve ser texto de até 255 caracteres'),
+  ...dueDateRules(today),
 ];
 
 export const listChargesRules = [

@@ -3,20 +3,56 @@
 import { qrPngDataUrl } from '../pix/qr-png.ts';
 import { payerText } from '../pix/text.ts';
 import type { ICharge } from './charge.entity.ts';
+import { platformFee } from '../merchants/merchants.service.ts';
+import { amountDueOn, saoPauloDate, type DueDateTerms } from './due-date.ts';
 import type { ICustomer } from './customer.entity.ts';
 import type { ChargeRow, LocationRow, RefundViewRow } from './charges.sql.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const date = (v: string | null) => (v === null ? null : new Date(v));
 
-export type ChargeViewOptions = { image?: boolean; tracking?: boolean };
+// today: the São Paulo date `amountDue` is for (a PENDING due-date charge); the wall clock's when not given.
+export type ChargeViewOptions = { image?: boolean; tracking?: boolean; today?: string };
+
+type DueDateView =
+  | 'type'
+  | 'dueDate'
+  | 'validityAfterDueDays'
+  | 'rebate'
+  | 'discount'
+  | 'fine'
+  | 'interest'
+  | 'paidAmount'
+  | 'components';
 
 // What a view needs: an entity or the plain values just inserted.
 export type ChargeFields = Pick<
   ICharge,
   'id' | 'txid' | 'qrCode' | 'amount' | 'fee' | 'status' | 'description' | 'expiresIn' | 'createdAt' | 'expiresAt'
 > &
-  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'payerName'>>;
+  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'payerName'>> &
+  Partial<Pick<ICharge, DueDateView>>;
+
+// The terms of a due-date charge, for the amount due by day; null for an immediate charge.
+export function dueTermsOf(c: ChargeFields): DueDateTerms | null {
+  if (c.type !== 'DUE_DATE' || !c.dueDate) return null;
+  const { rebate, discount, fine, interest } = c;
+  return {
+    original: c.amount,
+    dueDate: c.dueDate,
+    rebate: rebate ?? null,
+    discount: discount ?? null,
+    fine: fine ?? null,
+    interest: interest ?? null,
+  };
+}
+
+// What a payment today must be: a PENDING charge's amount, or its amount due today (due date); null once not PENDING.
+function amountDue(c: ChargeFields, today: string | undefined): number | null {
+  if (c.status !== 'PENDING') return null;
+  const terms = dueTermsOf(c);
+  return terms ? amountDueOn(terms, today ?? saoPauloDate(new Date())).final : c.amount;
+}
 
 // The charge as the API returns it. Lists and webhook payloads leave out the image (it is derived from qrCode).
 export function chargeView(
@@ -24,17 +60,29 @@ export function chargeView(
   customer: Pick<ICustomer, 'id' | 'name' | 'document'> | null,
   opts: ChargeViewOptions = {},
 ) {
+  // paid: what the payer paid (a due-date charge: the amount due on the payment's day); the fee is then on it
+  const paidAmount = c.paidAt ? (c.paidAmount ?? c.amount) : null;
   return {
     id: c.id,
     txid: c.txid,
+    type: c.type ?? 'IMMEDIATE',
     qrCode: c.qrCode,
     ...(opts.image ? { imageBase64: qrPngDataUrl(c.qrCode) } : {}),
     amount: c.amount,
+    amountDue: amountDue(c, opts.today),
+    paidAmount,
     fee: c.fee,
-    netAmount: c.amount - c.fee,
+    netAmount: (paidAmount ?? c.amount) - c.fee,
     status: c.status,
     description: c.description,
     expiresIn: c.expiresIn,
+    dueDate: c.dueDate ?? null,
+    validityAfterDueDays: c.validityAfterDueDays ?? null,
+    rebate: c.rebate ?? null,
+    discount: c.discount ?? null,
+    fine: c.fine ?? null,
+    interest: c.interest ?? null,
+    components: c.components ?? null,
     // the name this charge was created with, not the customer's latest
     customer: customer ? { id: customer.id, name: c.payerName ?? customer.name, document: customer.document } : null,
     ...(opts.tracking ? { tracking: c.tracking ?? null } : {}),
@@ -67,6 +115,15 @@ export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions = {}): Charg
     paidAt: date(r.paid_at),
     canceledAt: date(r.canceled_at),
     refundedAt: date(r.refunded_at),
+    type: r.type,
+    dueDate: r.due_date,
+    validityAfterDueDays: r.validity_after_due_days,
+    rebate: r.rebate,
+    discount: r.discount,
+    fine: r.fine,
+    interest: r.interest,
+    paidAmount: r.paid_amount,
+    components: r.components,
   };
   const customer = r.customer_id ? { id: r.customer_id, name: r.customer_name!, document: r.customer_document! } : null;
   return chargeView(fields, customer, opts);
@@ -75,7 +132,7 @@ export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions = {}): Charg
 // A refund (devolução) as the API shows it: inside its charge, and as the answer to a refund request.
 export const refundView = (r: RefundViewRow) => ({
   id: r.id,
-  amount: r.amount,
+  amount: Number(r.amount), // a bigint column
   status: r.status,
   failureReason: r.failure_reason,
   createdAt: new Date(r.created_at).toISOString(),
@@ -83,31 +140,93 @@ export const refundView = (r: RefundViewRow) => ({
   failedAt: r.failed_at ? new Date(r.failed_at).toISOString() : null,
 });
 
-// The creation's body, whatever happened to the charge since (an idempotent replay answers with it, contract).
+// The creation's body, whatever happened to the charge since (an idempotent replay answers with it, contract): its
+// amountDue is the one for the day it was created.
 export const creationView = (c: ICharge) =>
   chargeView(
-    { ...c, status: 'PENDING', endToEndId: null, paidAt: null, canceledAt: null, refundedAt: null },
+    {
+      ...c,
+      status: 'PENDING',
+      endToEndId: null,
+      paidAt: null,
+      canceledAt: null,
+      refundedAt: null,
+      paidAmount: null,
+      components: null,
+      // a due-date charge's fee became the paid amount's at payment: the creation showed the original amount's
+      ...(c.feeBps != null ? { fee: platformFee(c.amount, { bps: c.feeBps, fixed: c.feeFixed ?? 0 }) } : {}),
+    },
     c.customer ?? null,
-    { image: true, tracking: true },
+    { image: true, tracking: true, today: saoPauloDate(c.createdAt) },
   );
 
-// The payload location of a charge (GET /pix/qr/:txid), shaped like the API Pix cob.
-export const locationView = (c: LocationRow) => ({
-  txid: c.txid,
-  revisao: 0,
-  status:
-    c.status === 'PENDING'
-      ? 'ATIVA'
-      : c.status === 'PAID' || c.status === 'REFUNDED'
-        ? 'CONCLUIDA'
-        : 'REMOVIDA_PELO_PSP',
-  calendario: {
-    criacao: new Date(c.created_at).toISOString(),
-    apresentacao: new Date().toISOString(),
-    expiracao: c.expires_in,
-  },
-  valor: { original: (c.amount / 100).toFixed(2) },
-  chave: c.pix_key,
-  solicitacaoPagador: payerText(c.description, 140),
-  recebedor: { nome: payerText(c.merchant_name, 200) },
-});
+// Centavos as the API Pix writes reais ("10.50"), from the digits.
+const reais = (cents: number) => {
+  const digits = String(cents).padStart(3, '0');
+  return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
+};
+
+const LOCATION_STATUS = {
+  PENDING: 'ATIVA',
+  PAID: 'CONCLUIDA',
+  REFUNDED: 'CONCLUIDA',
+  CANCELED: 'REMOVIDA_PELO_PSP',
+  FAILED: 'REMOVIDA_PELO_PSP',
+} as const;
+
+/**
+ * The payload location of a charge (GET /pix/qr/:txid), shaped like the API Pix CobPayload, or CobVPayload for a
+ * charge with a due date: then `valor` is what a payment on `day` is made of (the BCB's cobv payload is computed for
+ * the day the payer reads it).
+ */
+export function locationView(c: LocationRow, now: Date, day: string) {
+  const common = {
+    txid: c.txid,
+    revisao: 0,
+    status: LOCATION_STATUS[c.status],
+    chave: c.pix_key,
+    solicitacaoPagador: payerText(c.description, 140),
+    recebedor: { nome: payerText(c.merchant_name, 200) },
+  };
+  const created = new Date(c.created_at).toISOString();
+  if (c.type !== 'DUE_DATE' || !c.due_date) {
+    return {
+      ...common,
+      calendario: { criacao: created, apresentacao: now.toISOString(), expiracao: c.expires_in },
+      valor: { original: reais(c.amount) },
+    };
+  }
+  const parts = amountDueOn(
+    {
+      original: c.amount,
+      dueDate: c.due_date,
+      rebate: c.rebate,
+      discount: c.discount,
+      fine: c.fine,
+      interest: c.interest,
+    },
+    day,
+  );
+  const document = c.payer_document ?? '';
+  return {
+    ...common,
+    calendario: {
+      criacao: created,
+      apresentacao: now.toISOString(),
+      dataDeVencimento: c.due_date,
+      validadeAposVencimento: c.validity_after_due_days ?? 0,
+    },
+    devedor: {
+      ...(document.length === 14 ? { cnpj: document } : { cpf: document }),
+      nome: payerText(c.payer_name ?? '', 200),
+    },
+    valor: {
+      original: reais(parts.original),
+      abatimento: reais(parts.rebate),
+      desconto: reais(parts.discount),
+      multa: reais(parts.fine),
+      juros: reais(parts.interest),
+      final: reais(parts.final),
+    },
+  };
+}

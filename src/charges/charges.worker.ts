@@ -14,7 +14,7 @@ export async function registerCharges(deps: AcquirerDeps): Promise<void> {
     boss,
     QUEUES.chargeCancel,
     { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
-    (jobs) => settleEach(jobs, (data) => acquirer.cancelCharge(data.txid)),
+    (jobs) => settleEach(jobs, (data) => acquirer.cancelCharge(data.txid, data.due)),
   );
   await boss.work(QUEUES.chargesExpire, WORK_POLLING, async () => {
     const expired = await expireCharges(ctx, deps.orm.em.fork());

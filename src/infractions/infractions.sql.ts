@@ -1,5 +1,5 @@
 // Every statement of the infractions module (run through MikroORM: `?` parameters) and its row type: the infractions
-// table, the charge an infraction is opened on, and a refund in progress on it (the refunds table, read for one check).
+// table, the charge an infraction is opened on, and what its refunds took or are taking (the refunds table, read).
 import { statuses, type Transition } from '../platform/sql.ts';
 import type { InfractionStatus } from './infraction.entity.ts';
 
@@ -19,8 +19,9 @@ export type InfractionRow = {
   acquirer_id: string | null;
 };
 
+// A charge as an infraction disputes it: `amount` is what the payer paid (a due-date charge: its paid amount).
 export const CHARGE = `
-  select id, merchant_id, amount, status, end_to_end_id
+  select id, merchant_id, coalesce(paid_amount, amount) as amount, status, end_to_end_id
     from charges
    where id = ?
      for update`;
@@ -28,10 +29,26 @@ export const CHARGE_BY_E2E = `
   select id
     from charges
    where end_to_end_id = ?`;
-export const REFUND_IN_PROGRESS = `
-  select 1
+// What of a charge its refunds took back (COMPLETED) or are taking back (PROCESSING): an infraction disputes only the
+// rest. Parameter: charge id.
+export const REFUNDS_OF_CHARGE = `
+  select coalesce(sum(amount) filter (where status = 'COMPLETED'), 0) as completed,
+         coalesce(sum(amount) filter (where status = 'PROCESSING'), 0) as processing
     from refunds
-   where charge_id = ? and status = 'PROCESSING'`;
+   where charge_id = ?`;
+export type RefundsOfCharge = { completed: string; processing: string };
+
+// The charge of an infraction, locked: a decision takes the charge first, as every refund and infraction path does.
+// `amount` is what the payer paid (a due-date charge: its paid amount).
+export const LOCK_CHARGE_OF = `
+  select c.id, coalesce(c.paid_amount, c.amount) as amount
+    from charges c
+   where c.id = (
+           select charge_id
+             from infractions
+            where id = ?
+         )
+     for update of c`;
 
 // One open infraction per charge and one per PSP id: a repeat inserts nothing.
 export const INSERT = `
@@ -41,10 +58,6 @@ export const INSERT = `
       on conflict do nothing
   returning *`;
 
-export const BY_ID = `
-  select *
-    from infractions
-   where id = ?`;
 export const BY_ACQUIRER_ID = `
   select *
     from infractions
@@ -54,15 +67,24 @@ export const FOR_MERCHANT = `
     from infractions
    where id = ? and merchant_id = ?`;
 
-// A merchant's available balance, its row locked until the commit (as the ledger's own postings lock it).
-export const LOCK_BALANCE = `
-  select balance
+// Ledger accounts locked until the commit (as the ledger's own postings lock them), in code order like every lock of
+// the ledger, with their balances: the accounts a posting that follows will move. Parameter: an array of codes.
+export const LOCK_ACCOUNTS = `
+  select code, balance
     from ledger_accounts
-   where code = ?
+   where code = any(?::text[])
+   order by code
      for no key update`;
 
 // A guarded status change (a row of INFRACTION_TRANSITIONS): no row when the infraction is no longer in one of `from`
 // (a race lost, a repeat).
+// An accepted infraction's amount, when the acquirer's decision gives the payer more than it opened with (parameters:
+// amount, id).
+export const SET_AMOUNT = `
+  update infractions set amount = ?, updated_at = now()
+   where id = ?
+  returning *`;
+
 export const TRANSITION = (t: Transition<InfractionStatus>) => `
   update infractions set status = ${statuses([t.to])}, updated_at = now()
    where id = ? and status in (${statuses(t.from)})

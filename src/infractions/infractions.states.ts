@@ -3,6 +3,7 @@ import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, AcquirerInfraction } from '../acquirer/acquirer.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
+import { pgArray } from '../platform/sql.ts';
 import { recordEvent, recordEvents } from '../webhooks/events.ts';
 import type { EventType } from '../webhooks/catalog.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
@@ -10,6 +11,7 @@ import { markRefunded } from '../charges/charges.states.ts';
 import type { InfractionStatus } from './infraction.entity.ts';
 import * as sql from './infractions.sql.ts';
 import { infractionView, type InfractionView } from './infractions.view.ts';
+import { transactional } from '../platform/transaction.ts';
 
 type Deps = Pick<Services, 'boss' | 'config' | 'logger'>;
 
@@ -38,20 +40,34 @@ const NOT_FOUND = 'Infração não encontrada';
 export const NOT_PAID = 'Apenas cobranças pagas podem receber uma infração';
 export const ALREADY_OPEN = 'Esta cobrança já tem uma infração em aberto';
 const REFUND_IN_PROGRESS = 'Esta cobrança tem um estorno em andamento';
+const NOTHING_TO_DISPUTE = 'Nada a disputar: o valor desta cobrança já foi estornado ou está sendo estornado';
 export const DEFENSE_CLOSED = 'A defesa só pode ser enviada enquanto a infração está aberta e dentro do prazo';
 
 const emit = (tx: EntityManager, deps: Deps, r: sql.InfractionRow, type: EventType) =>
   recordEvent(tx, deps.boss, r.merchant_id, type, infractionView(r));
 
-async function lockedAvailable(tx: EntityManager, merchantId: string): Promise<number> {
-  const [row] = await tx.execute<{ balance: string }[]>(sql.LOCK_BALANCE, [accounts.available(merchantId)]);
-  return row ? Number(row.balance) : 0;
+// The merchant's available balance, with the other accounts the posting that follows moves, all locked in code order
+// (a posting's accounts are locked in that order too, so the two never wait on each other crosswise).
+async function lockedAvailable(tx: EntityManager, merchantId: string, others: string[] = []): Promise<number> {
+  const codes = [accounts.available(merchantId), ...others];
+  const rows = await tx.execute<{ code: string; balance: string }[]>(sql.LOCK_ACCOUNTS, [pgArray(codes)]);
+  return Number(rows.find((r) => r.code === codes[0])?.balance ?? 0);
+}
+
+// What a charge's refunds took back or are taking back, in the caller's transaction (the charge locked first).
+async function refundsOf(tx: EntityManager, chargeId: string) {
+  const [r] = await tx.execute<sql.RefundsOfCharge[]>(sql.REFUNDS_OF_CHARGE, [chargeId]);
+  return { completed: Number(r.completed), processing: Number(r.processing) };
 }
 
 /**
  * Opens an infraction on a PAID charge (sandbox route, or the acquirer's list): the row, the block of what available
- * covers, the shortfall, and `infraction.received`, in one transaction. The charge row is locked first, as a refund
- * request locks it, so the two never both happen. Idempotent by the acquirer's id; one open infraction per charge.
+ * covers, the shortfall, and `infraction.received`, in one transaction. The charge row is locked first, as every refund
+ * and infraction path locks it (docs/architecture.md, Lock order). Idempotent by the acquirer's id; one open
+ * infraction per charge. It disputes at most what is still paid and not being refunded (the charge's amount less its
+ * COMPLETED and PROCESSING refunds), so a MED and a refund never both take the same money from the merchant; the
+ * sandbox refuses it while a refund is in progress, the acquirer's (which cannot be refused) opens with the rest, or
+ * waits for the next poll when nothing is left.
  */
 export async function openInfraction(
   deps: Deps,
@@ -66,16 +82,19 @@ export async function openInfraction(
   },
 ): Promise<InfractionView> {
   if (!isUuid(input.chargeId)) throw new NotFoundError('Cobrança não encontrada');
-  const row = await em.transactional(async (tx) => {
+  const row = await transactional(em, async (tx) => {
     const [c] = await tx.execute<{ id: string; merchant_id: string; amount: number; status: string }[]>(sql.CHARGE, [
       input.chargeId,
     ]);
     if (!c || (input.merchantId && c.merchant_id !== input.merchantId))
       throw new NotFoundError('Cobrança não encontrada');
     if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID);
-    if (!input.acquirerId && (await tx.execute(sql.REFUND_IN_PROGRESS, [c.id])).length)
-      throw new ConflictError(REFUND_IN_PROGRESS);
-    const amount = Math.min(input.amount ?? c.amount, c.amount);
+    const refunds = await refundsOf(tx, c.id);
+    if (!input.acquirerId && refunds.processing > 0) throw new ConflictError(REFUND_IN_PROGRESS);
+    const disputable = c.amount - refunds.completed - refunds.processing;
+    if (disputable <= 0) throw new ConflictError(NOTHING_TO_DISPUTE);
+    const amount = Math.min(input.amount ?? c.amount, disputable);
+    // the balance is locked before the row is inserted: a row being inserted is no lock anyone else can wait on
     const toBlock = Math.min(amount, Math.max(0, await lockedAvailable(tx, c.merchant_id)));
     const deadline = input.deadlineAt ?? new Date(Date.now() + deps.config.infractionDefenseHours * 3600_000);
     const [r] = await tx.execute<sql.InfractionRow[]>(sql.INSERT, [
@@ -108,10 +127,13 @@ export async function openInfraction(
  * withdrawal and refund guards already keep the owed amount out of reach.
  */
 export async function coverShortfall(deps: Deps, em: EntityManager, merchantId: string): Promise<number> {
-  return em.transactional(async (tx) => {
+  return transactional(em, async (tx) => {
+    // infraction rows before ledger accounts (the lock order)
+    const owed = await tx.execute<sql.InfractionRow[]>(sql.OWED, [merchantId]);
+    if (owed.length === 0) return 0;
     let available = await lockedAvailable(tx, merchantId);
     let covered = 0;
-    for (const r of await tx.execute<sql.InfractionRow[]>(sql.OWED, [merchantId])) {
+    for (const r of owed) {
       const take = Math.min(r.shortfall, available);
       if (take <= 0) break;
       await tx.execute(sql.COVER, [take, take, r.id]);
@@ -150,7 +172,7 @@ export async function defend(
   if (current.status !== 'OPEN' || new Date(current.deadline_at) <= new Date())
     throw new BusinessRuleError(DEFENSE_CLOSED);
   if (current.acquirer_id) await deps.acquirer.submitDefense(current.acquirer_id, text);
-  const row = await em.transactional(async (tx) => {
+  const row = await transactional(em, async (tx) => {
     const [r] = await tx.execute<sql.InfractionRow[]>(DEFEND, [text, id, merchantId]);
     if (!r) throw new BusinessRuleError(DEFENSE_CLOSED);
     await emit(tx, deps, r, 'infraction.updated');
@@ -163,30 +185,38 @@ export async function defend(
  * ACCEPTED, REJECTED or CANCELED (an operator, or the acquirer's word). ACCEPTED: the payer gets the amount back — the
  * block is consumed, what is still owed is taken from available as far as it goes and the rest is the platform's loss
  * (`platform:med-losses`); the charge becomes REFUNDED (`charge.refunded`) and `infraction.refund_completed` is sent.
- * REJECTED and CANCELED give the block back to available. Returns null when the infraction was already decided.
+ * `amount`: what the acquirer decided the payer gets (default: the infraction's), never more than what is still paid
+ * and not being refunded (a refund that failed since the opening gave some back). REJECTED and CANCELED give the block
+ * back to available. The charge is locked first (the lock order). Returns null when the infraction was already decided.
  */
 export async function decide(
   deps: Deps,
   em: EntityManager,
   id: string,
   outcome: Outcome,
+  amount?: number,
 ): Promise<InfractionView | null> {
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
-  const row = await em.transactional(async (tx) => {
-    const [r] = await tx.execute<sql.InfractionRow[]>(DECIDE[outcome], [id]);
-    if (!r) {
-      if (!(await tx.execute(sql.BY_ID, [id])).length) throw new NotFoundError(NOT_FOUND);
-      return null; // decided already
-    }
+  const row = await transactional(em, async (tx) => {
+    const [c] = await tx.execute<{ id: string; amount: number }[]>(sql.LOCK_CHARGE_OF, [id]);
+    if (!c) throw new NotFoundError(NOT_FOUND);
+    let [r] = await tx.execute<sql.InfractionRow[]>(DECIDE[outcome], [id]);
+    if (!r) return null; // decided already
     const m = r.merchant_id;
     if (outcome === 'accept') {
-      const fromAvailable = Math.min(r.shortfall, Math.max(0, await lockedAvailable(tx, m)));
-      const loss = r.amount - r.blocked - fromAvailable;
+      const refunds = await refundsOf(tx, c.id);
+      const take = Math.max(0, Math.min(amount ?? r.amount, c.amount - refunds.completed - refunds.processing));
+      if (take !== r.amount) [r] = await tx.execute<sql.InfractionRow[]>(sql.SET_AMOUNT, [take, r.id]);
+      const fromBlocked = Math.min(r.blocked, take);
+      const rest = take - fromBlocked;
+      const others = [accounts.blocked(m), accounts.medLosses, accounts.acquirerSettlement];
+      const fromAvailable = Math.min(rest, Math.max(0, await lockedAvailable(tx, m, others)));
       await post(tx, 'infraction.refund', r.id, [
         { account: accounts.blocked(m), amount: -r.blocked, merchantId: m },
-        { account: accounts.available(m), amount: -fromAvailable, merchantId: m },
-        { account: accounts.medLosses, amount: -loss },
-        { account: accounts.acquirerSettlement, amount: r.amount },
+        // what of the block the payer does not get goes back to the merchant
+        { account: accounts.available(m), amount: r.blocked - fromBlocked - fromAvailable, merchantId: m },
+        { account: accounts.medLosses, amount: -(rest - fromAvailable) },
+        { account: accounts.acquirerSettlement, amount: take },
       ]);
       await markRefunded(deps, tx, r.charge_id);
       await recordEvents(tx, deps.boss, [
@@ -236,6 +266,6 @@ export async function applyAcquirerInfraction(
   }
   const outcome: Outcome | null =
     i.status === 'ACCEPTED' ? 'accept' : i.status === 'REJECTED' ? 'reject' : i.status === 'CANCELED' ? 'cancel' : null;
-  if (outcome && (await decide(deps, em.fork(), row.id, outcome))) result = 'updated';
+  if (outcome && (await decide(deps, em.fork(), row.id, outcome, i.amount))) result = 'updated';
   return result;
 }

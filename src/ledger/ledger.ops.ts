@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OpsFailure, type Command } from '../platform/ops.ts';
 import * as sql from './ledger.sql.ts';
+import { transactional } from '../platform/transaction.ts';
 
 const SHOWN = 100; // problems listed per kind; `problemCount` has the full number
 
@@ -16,7 +17,8 @@ export type LedgerProblem =
  * account is negative; all balances together sum to zero.
  */
 export async function verifyLedger(em: EntityManager) {
-  return em.transactional(
+  return transactional(
+    em,
     async (tx) => {
       const count = async (table: Parameters<typeof sql.COUNT>[0]) =>
         Number((await tx.execute<{ n: string }[]>(sql.COUNT(table)))[0].n);

@@ -12,6 +12,7 @@ import { hashPassword } from '../auth/password.ts';
 import { signJwt } from '../auth/tokens.ts';
 import { User } from '../auth/user.entity.ts';
 import { Merchant } from './merchant.entity.ts';
+import { transactional } from '../platform/transaction.ts';
 
 export type RegisterInput = { email: string; password: string; name: string; document: string };
 
@@ -19,7 +20,7 @@ export type RegisterInput = { email: string; password: string; name: string; doc
 export async function register(em: EntityManager, jwtSecret: string, input: RegisterInput): Promise<AuthResult> {
   const passwordHash = await hashPassword(input.password);
   try {
-    const user = await em.transactional(async (tx) => {
+    const user = await transactional(em, async (tx) => {
       const user = tx.create(User, { email: input.email, passwordHash, role: 'USER' });
       tx.create(Merchant, { user, name: input.name, document: input.document });
       await tx.flush();

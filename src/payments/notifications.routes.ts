@@ -1,9 +1,10 @@
 import express, { Router } from 'express';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Services } from '../platform/services.ts';
-import type { PaymentNotification } from '../acquirer/acquirer.ts';
+import type { PaymentComponents, PaymentNotification } from '../acquirer/acquirer.ts';
 import { UnauthorizedError, ValidationError } from '../platform/errors.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
+import { pixTime } from '../pix/time.ts';
 import { acceptPayments } from './payments.service.ts';
 
 export const SIGNATURE_HEADER = 'x-acquirer-signature';
@@ -12,28 +13,43 @@ export function signAcquirerBody(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-const MAX_CENTS = 2_147_483_647; // the charges' amount column (int4)
 const E2EID = /^[a-zA-Z0-9]{32}$/;
 const TXID = /^[a-zA-Z0-9]{26,35}$/;
-// RFC 3339 (the API Pix `horario`) from 2000 to 9999, so every accepted time is one PostgreSQL stores as it was meant.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-const [EARLIEST, LATEST] = [Date.UTC(2000, 0, 1), Date.UTC(10000, 0, 1)];
 
 // Anything JSON may hold (null, numbers, arrays...) is looked at only through this: a field of a non-object is absent.
 type Item = Record<string, unknown>;
 const asItem = (v: unknown): Item => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Item) : {});
 
-// API Pix "valor" ("10.50") to centavos without floating point; null when it is not one or could not be a charge's.
+// API Pix "valor" ("10.50", up to the standard's 9 999 999 999.99) to centavos without floating point; null when it is
+// not one. Any such amount settles: one no charge can match is recorded as unmatched and returned.
 function toCents(valor: unknown): number | null {
   if (typeof valor !== 'string' || !/^\d{1,10}\.\d{2}$/.test(valor)) return null;
   const cents = Number(valor.replace('.', ''));
-  return cents >= 1 && cents <= MAX_CENTS ? cents : null;
+  return cents >= 1 ? cents : null;
 }
 
+// API Pix `componentesValor` (what the payer's PSP says the amount is made of) in centavos, absent parts 0: undefined
+// when absent or without `original` (not a charge's payment), null when malformed.
+const PARTS = { original: 'original', abatimento: 'rebate', desconto: 'discount', multa: 'fine', juros: 'interest' };
+function toComponents(v: unknown): PaymentComponents | undefined | null {
+  if (v === undefined || v === null) return undefined;
+  if (asItem(v) !== v) return null;
+  const parts = asItem(v);
+  if (parts.original === undefined) return undefined;
+  const out: Record<string, number> = {};
+  for (const [wire, part] of Object.entries(PARTS)) {
+    const valor = parts[wire] === undefined ? '0.00' : asItem(parts[wire]).valor;
+    const cents = typeof valor === 'string' && valor === '0.00' ? 0 : toCents(valor);
+    if (cents === null) return null;
+    out[part] = cents;
+  }
+  return out as PaymentComponents;
+}
+
+// RFC 3339 (the API Pix `horario`) from 2000 to 9999, so every accepted time is one PostgreSQL stores as it was meant.
 function toIso(horario: unknown): string | null {
-  if (typeof horario !== 'string' || !RFC3339.test(horario)) return null;
-  const at = Date.parse(horario);
-  return at >= EARLIEST && at < LATEST ? new Date(at).toISOString() : null; // NaN fails both
+  const at = pixTime(horario);
+  return at === null ? null : new Date(at).toISOString();
 }
 
 // The `pix` array of a notification body (any JSON value): 1..1000 items, or 400.
@@ -50,17 +66,25 @@ function parsePix(body: unknown): PaymentNotification[] {
     const txid = p.txid ?? null; // API Pix: absent (or null) for a Pix paid without a txid
     const amount = toCents(p.valor);
     const paidAt = toIso(p.horario);
+    const components = toComponents(p.componentesValor);
     const ok =
       (txid === null || (typeof txid === 'string' && TXID.test(txid))) &&
       typeof p.endToEndId === 'string' &&
       E2EID.test(p.endToEndId) &&
       amount !== null &&
-      paidAt !== null;
+      paidAt !== null &&
+      components !== null;
     if (!ok)
       throw new ValidationError([
         { field: `pix[${i}]`, message: 'pagamento inválido: endToEndId, valor e horario são obrigatórios' },
       ]);
-    return { txid: txid as string | null, endToEndId: p.endToEndId as string, amount: amount!, paidAt: paidAt! };
+    return {
+      txid: txid as string | null,
+      endToEndId: p.endToEndId as string,
+      amount: amount!,
+      paidAt: paidAt!,
+      ...(components ? { components } : {}),
+    };
   });
 }
 

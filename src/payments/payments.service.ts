@@ -5,6 +5,8 @@ import { sandboxEndToEndId } from '../acquirer/sandbox.ts';
 import { BusinessRuleError } from '../platform/errors.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { findCharge } from '../charges/charges.service.ts';
+import { dueTermsOf } from '../charges/charges.view.ts';
+import { addDays, amountDueOn, endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
 
 // Every payment notification, from a real acquirer or the sandbox, enters here and is settled by the worker.
 export async function acceptPayments(
@@ -15,13 +17,42 @@ export async function acceptPayments(
     await enqueue(boss, null, QUEUES.acquirerNotification, n, { singletonKey: n.endToEndId });
 }
 
-// Sandbox: the payer pays a PENDING charge; the same notification a real acquirer sends, through the same queue.
-export async function simulatePayment(deps: Pick<Services, 'boss'>, em: EntityManager, merchantId: string, id: string) {
+const HALF_DAY_MS = 12 * 3_600_000;
+
+/**
+ * Sandbox: the payer pays a PENDING charge on `date` (a São Paulo date, default today) the amount due that day, as a
+ * PSP reports it: the same notification a real acquirer sends (with the components of a due-date charge's amount),
+ * through the same queue. Today's payment is made now; another day's at noon of that day.
+ */
+export async function simulatePayment(
+  deps: Pick<Services, 'boss' | 'clock'>,
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  date?: string,
+) {
   const charge = await findCharge(em, merchantId, id);
   if (charge.status !== 'PENDING') throw new BusinessRuleError('Cobrança não está pendente');
-  const endToEndId = sandboxEndToEndId();
+  const now = deps.clock();
+  const day = date ?? saoPauloDate(now);
+  if (day < saoPauloDate(charge.createdAt)) throw new BusinessRuleError('date é anterior à criação da cobrança');
+  const paidAt = day === saoPauloDate(now) ? now : new Date(endOfSaoPauloDay(day).getTime() + 1000 - HALF_DAY_MS);
+  const terms = dueTermsOf(charge);
+  // past the last valid day nothing is due any more: a late payer pays the last day's amount (it will be returned)
+  const lastDay = terms && addDays(terms.dueDate, charge.validityAfterDueDays ?? 0);
+  const { final: amount, ...components } = terms
+    ? amountDueOn(terms, lastDay && day > lastDay ? lastDay : day)
+    : { final: charge.amount, original: charge.amount, rebate: 0, discount: 0, fine: 0, interest: 0 };
+  const endToEndId = sandboxEndToEndId(paidAt);
   await acceptPayments(deps, [
-    { txid: charge.txid, endToEndId, amount: charge.amount, paidAt: new Date().toISOString() },
+    {
+      txid: charge.txid,
+      endToEndId,
+      amount,
+      paidAt: paidAt.toISOString(),
+      ...(terms ? { components } : {}),
+      simulated: true,
+    },
   ]);
-  return { endToEndId };
+  return { endToEndId, amount, paidAt: paidAt.toISOString() };
 }

@@ -1,18 +1,20 @@
 import type { Job } from 'pg-boss';
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING, work } from '../platform/queue.ts';
-import type { PayOutcome } from '../charges/charges.states.ts';
+import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
+import type { PaymentMetrics } from './payments.metrics.ts';
 import { settlePayments } from './settlement.ts';
 import { reconcilePayments } from './reconciliation.ts';
+import { settledTime, settleUnsettled } from './unsettled.ts';
 
-// Told of each settled batch's outcomes after its commit (the settlement lag metric).
-type Settled = (batch: PaymentNotification[], outcomes: PayOutcome[]) => void;
+type Settled = PaymentMetrics['settled'];
+const NO_METRICS: PaymentMetrics = { settled: () => {}, unsettled: () => {} };
 
 const SETTLE_BATCH = 50;
 const EVERY_MINUTE = '* * * * *';
 
-// The worker's payment duties: settle notified payments; with a PSP, settle the payments it never notified.
-export async function registerPayments(deps: AcquirerDeps, settled: Settled = () => {}): Promise<void> {
+// The worker's payment duties: settle notified payments, and record those that could not be; with a PSP, settle the
+// payments it never notified. `metrics` is told of each settled batch and each unsettled notification.
+export async function registerPayments(deps: AcquirerDeps, metrics: PaymentMetrics = NO_METRICS): Promise<void> {
   const { boss, config } = deps;
   const log = deps.logger.child({ module: 'payments' });
   const ctx = { ...deps, logger: log };
@@ -20,7 +22,15 @@ export async function registerPayments(deps: AcquirerDeps, settled: Settled = ()
     boss,
     QUEUES.acquirerNotification,
     { ...WORK_POLLING, batchSize: SETTLE_BATCH, burstWhenBatchFull: true },
-    (jobs) => settleBatch(ctx, jobs, settled),
+    (jobs) => settleBatch(ctx, jobs, metrics.settled),
+  );
+  // notifications that failed on every retry (their dead letter queue): recorded, never left waiting
+  await work(boss, QUEUES.paymentUnsettled, { ...WORK_POLLING, batchSize: 10, perJobResults: true }, (jobs) =>
+    settleEach(jobs, async (n) => {
+      const outcome = await settleUnsettled(ctx, n);
+      metrics.unsettled(outcome);
+      log.warn({ endToEndId: n.endToEndId, outcome }, 'notification unsettled after its retries');
+    }),
   );
   if (config.apipix) {
     const windowMs = config.apipix.reconcileWindowSeconds * 1000;
@@ -44,12 +54,15 @@ async function settleBatch(deps: AcquirerDeps, jobs: Job<PaymentNotification>[],
   const fail = (job: Job<PaymentNotification>, reason: unknown) =>
     boss.fail(QUEUES.acquirerNotification, { id: job.id, retryCount: job.retryCount }, { message: String(reason) });
   const asked = await Promise.allSettled(jobs.map((j) => deps.acquirer.confirmPayment(j.data)));
+  const learntAt = new Date();
   const confirmed: { job: Job<PaymentNotification>; payment: PaymentNotification }[] = [];
   for (const [i, job] of jobs.entries()) {
     const r = asked[i];
     if (r.status === 'rejected') await fail(job, r.reason);
-    else if (r.value) confirmed.push({ job, payment: r.value });
-    else log.warn({ endToEndId: job.data.endToEndId }, 'payment not confirmed by the acquirer: ignored');
+    else if (r.value) {
+      const paidAt = settledTime(r.value.paidAt, learntAt, r.value.simulated);
+      confirmed.push({ job, payment: { ...r.value, paidAt } });
+    } else log.warn({ endToEndId: job.data.endToEndId }, 'payment not confirmed by the acquirer: ignored');
   }
   if (confirmed.length === 0) return;
   const settle = async (payments: PaymentNotification[]) =>

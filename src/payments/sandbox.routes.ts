@@ -1,15 +1,27 @@
 import { Router } from 'express';
+import { body } from 'express-validator';
 import type { Services } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
+import { validate } from '../platform/validation.ts';
+import { isCalendarDate } from '../charges/due-date.ts';
 import { simulatePayment } from './payments.service.ts';
 
+const payRules = [
+  body('date')
+    .optional({ values: 'null' })
+    .custom(isCalendarDate)
+    .withMessage('date deve ser uma data no formato AAAA-MM-DD (o dia do pagamento, America/Sao_Paulo)'),
+];
+
 // /v1/sandbox (only with ACQUIRER=sandbox): simulate what a payer would do.
-export function sandboxRoutes(deps: Pick<Services, 'boss'>): Router {
+export function sandboxRoutes(deps: Pick<Services, 'boss' | 'clock'>): Router {
   const router = Router();
-  // The payer pays: the same notification a real acquirer sends, through the same queue; PAID arrives asynchronously.
-  router.post('/charges/:id/pay', async (req, res) => {
-    const { endToEndId } = await simulatePayment(deps, req.em, merchantIdOf(req), req.params.id);
-    res.status(202).json({ message: 'Pagamento simulado enviado; a cobrança ficará PAID em instantes', endToEndId });
+  // The payer pays (on `date`, default today): the same notification a real acquirer sends, through the same queue;
+  // PAID arrives asynchronously.
+  router.post('/charges/:id/pay', ...validate(payRules), async (req, res) => {
+    const date = (req.body as { date?: string | null } | undefined)?.date ?? undefined;
+    const paid = await simulatePayment(deps, req.em, merchantIdOf(req), String(req.params.id), date);
+    res.status(202).json({ message: 'Pagamento simulado enviado; a cobrança ficará PAID em instantes', ...paid });
   });
   return router;
 }

@@ -2,9 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { payCharges, type PayOutcome } from '../charges/charges.states.ts';
-import { recordUnmatched } from '../refunds/refunds.states.ts';
+import { recordUnmatched, releaseHeld } from '../refunds/refunds.states.ts';
 import type { UnmatchedReason } from '../refunds/unmatched-payment.entity.ts';
 import { coverAfterCredit } from '../infractions/infractions.holds.ts';
+import { transactional } from '../platform/transaction.ts';
 
 // What settlement makes of each outcome of a payment: a payment that paid nothing is kept as unmatched, for this
 // reason, and returned to its payer; the rest are logged as they are.
@@ -28,8 +29,12 @@ export async function settlePayments(
   em: EntityManager,
   batch: PaymentNotification[],
 ): Promise<PayOutcome[]> {
-  const outcomes = await em.transactional(async (tx) => {
+  const outcomes = await transactional(em, async (tx) => {
     const { outcomes, credited } = await payCharges(deps, tx, batch);
+    await releaseHeld(
+      tx,
+      batch.filter((_, i) => outcomes[i] === 'paid').map((n) => n.endToEndId),
+    );
     await coverAfterCredit(deps, tx, credited);
     for (const [i, n] of batch.entries()) {
       const reason = UNMATCHED[outcomes[i]];

@@ -5,6 +5,7 @@ import { isUuid } from '../platform/base.entity.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { PixKey, type IPixKey } from './pix-key.entity.ts';
 import { type PixKeyType } from '../pix/keys.ts';
+import { transactional } from '../platform/transaction.ts';
 
 export const pixKeyView = (k: IPixKey) => ({
   id: k.id,
@@ -20,7 +21,7 @@ export async function createPixKey(
   merchantId: string,
   { type, key }: { type: PixKeyType; key: string },
 ) {
-  return em.transactional(async (tx) => {
+  return transactional(em, async (tx) => {
     const existing = await tx.findOne(PixKey, { merchant: merchantId, type, key, status: 'ACTIVE' });
     if (existing) throw new ConflictError('Chave PIX já cadastrada');
     const pixKey = tx.create(PixKey, { merchant: merchantId, type, key });
@@ -42,7 +43,7 @@ export async function deletePixKey(
   merchantId: string,
   id: string,
 ) {
-  await em.transactional(async (tx) => {
+  await transactional(em, async (tx) => {
     const pixKey = isUuid(id) ? await tx.findOne(PixKey, { id, merchant: merchantId }) : null;
     if (!pixKey) throw new NotFoundError('Chave PIX não encontrada');
     if (pixKey.status === 'INACTIVE') return;

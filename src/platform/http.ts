@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HttpError } from './errors.ts';
+import { isTransientConflict } from './transaction.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Probes and scrapes arrive every few seconds: one line each would drown the request log (their failures still log).
@@ -53,7 +54,10 @@ export const notFoundRoute: RequestHandler = (_req, res) => {
   res.status(404).json({ message: 'Rota não encontrada' });
 };
 
-// One place turns errors into JSON: domain errors keep their status; body-parser errors keep theirs; the rest is 500.
+export const CONFLICT_RETRY = 'Conflito com uma operação simultânea; nada foi alterado, tente novamente';
+
+// One place turns errors into JSON: domain errors keep their status; body-parser errors keep theirs; a
+// deadlock or serialization failure is 409; the rest is 500.
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err instanceof HttpError) {
     res.status(err.status).json(err.errors ? { message: err.message, errors: err.errors } : { message: err.message });
@@ -71,6 +75,12 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const status = (err as { status?: number }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     res.status(status).json({ message: 'Requisição inválida' });
+    return;
+  }
+  if (isTransientConflict(err)) {
+    // a transaction that lost to concurrent ones on every attempt (transaction.ts): nothing was kept, asking again works
+    req.log.warn({ err }, 'transaction conflict on every attempt');
+    res.status(409).json({ message: CONFLICT_RETRY });
     return;
   }
   req.log.error({ err }, 'unhandled error');

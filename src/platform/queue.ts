@@ -24,8 +24,15 @@ const queue = <T extends object = Scheduled>(name: string) => name as Queue<T>;
 
 // The data of each queue's jobs. A payment notification is the acquirer port's PaymentNotification (src/acquirer;
 // platform imports no module, so it is spelled out here: the two must stay assignable, tsc checks both ends).
-export type PaymentJob = { txid: string | null; endToEndId: string; amount: number; paidAt: string };
-export type CancelJob = { txid: string };
+export type PaymentJob = {
+  txid: string | null;
+  endToEndId: string;
+  amount: number;
+  paidAt: string;
+  components?: { original: number; rebate: number; discount: number; fine: number; interest: number };
+  simulated?: true;
+};
+export type CancelJob = { txid: string; due?: boolean }; // due: a charge with a due date (the acquirer's cobv)
 export type RefundJob = { refundId: string };
 export type WithdrawalJob = { withdrawalId: string };
 export type SandboxTransferJob = { idempotencyKey: string; step: 'settle' | 'return' };
@@ -38,6 +45,8 @@ type Scheduled = Record<string, never>; // scheduled (and kicked) runs carry no 
 // Every queue, its jobs' data and who works it; each is created with notify so workers wake on LISTEN/NOTIFY, not on
 // the next poll.
 export const QUEUES = {
+  // first: the dead letter queue of the next one must exist before it (worker: record what could not be settled)
+  paymentUnsettled: queue<PaymentJob>('acquirer.notification.unsettled'),
   acquirerNotification: queue<PaymentJob>('acquirer.notification'), // worker: settle payments notified by the acquirer
   chargesExpire: queue('charges.expire'), // worker, scheduled: PENDING past expiry -> CANCELED
   withdrawalSend: queue<WithdrawalJob>('withdrawal.send'), // worker: send the transfer through the acquirer
@@ -54,8 +63,10 @@ export const QUEUES = {
   webhookDeliver: queue<DeliverJob>('webhook.deliver'), // daemon: one attempt of one delivery (enqueued with its event)
 } as const;
 
-// Jobs that exhaust their retries land here for an operator to inspect (and redrive).
+// Jobs that exhaust their retries land here for an operator to inspect (and redrive); but a payment notification goes
+// to QUEUES.paymentUnsettled, which the worker drains into unmatched payments: money never waits in a dead letter queue.
 export const DEAD_LETTER = 'dead.letter';
+const deadLetterOf = (name: string) => (name === QUEUES.acquirerNotification ? QUEUES.paymentUnsettled : DEAD_LETTER);
 
 /**
  * Crash recovery. A live worker refreshes the heartbeat of the jobs it holds every HEARTBEAT_SECONDS / 2; the jobs of a
@@ -74,6 +85,7 @@ export const RECOVERY_POLL_SECONDS = 2;
 const MAINTENANCE_SECONDS = 300;
 
 const EXPIRE_IN_SECONDS: Record<string, number> = {
+  [QUEUES.paymentUnsettled]: 300, // one acquirer call and one transaction per notification
   [QUEUES.acquirerNotification]: 60, // a batch of settlements: one transaction
   [QUEUES.chargesExpire]: 300,
   [QUEUES.withdrawalSend]: 300, // acquirer calls with their own timeouts and retries
@@ -97,7 +109,7 @@ export const queueOptions = (name: string): QueueOptions & { notify: boolean; de
   retryBackoff: true,
   retryDelayMax: 300,
   deleteAfterSeconds: 7 * 24 * 3600,
-  deadLetter: DEAD_LETTER,
+  deadLetter: deadLetterOf(name),
   heartbeatSeconds: HEARTBEAT_SECONDS,
   expireInSeconds: EXPIRE_IN_SECONDS[name],
 });
@@ -121,7 +133,7 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
       await boss.createQueue(name, wanted);
       continue;
     }
-    const { notify: _n, deadLetter: _d, ...settings } = wanted;
+    const { notify: _n, ...settings } = wanted;
     if (Object.entries(settings).some(([k, v]) => row[k as keyof QueueRow] !== v))
       await boss.updateQueue(name, settings);
   }

@@ -28,7 +28,7 @@ export const Refund = defineEntity({
     charge: () => p.manyToOne(Charge).nullable().index(),
     unmatchedPayment: () => p.manyToOne(UnmatchedPayment).nullable().index(),
     endToEndId: p.string().length(32),
-    amount: p.integer(),
+    amount: p.bigint('number'), // up to the API Pix's 9 999 999 999.99 (an unmatched payment's return)
     status: p.enum([...REFUND_STATUSES]).default('PROCESSING'),
     failureReason: p.string().length(255).nullable(),
     completedAt: p.datetime().nullable(),

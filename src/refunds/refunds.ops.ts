@@ -40,7 +40,7 @@ export const refundCommands: Command[] = [
           endToEndId: r.end_to_end_id,
           txid: r.txid,
           chargeId: r.charge_id,
-          amount: r.amount,
+          amount: Number(r.amount), // bigint
           paidAt: new Date(r.paid_at).toISOString(),
           reason: r.reason,
           status: r.status,

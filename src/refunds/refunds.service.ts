@@ -8,6 +8,7 @@ import { accounts, InsufficientFundsError, post } from '../ledger/ledger.service
 import { chargeRowView, refundView } from '../charges/charges.view.ts';
 import { guardOwed, hasOpenInfraction } from '../infractions/infractions.holds.ts';
 import * as sql from './refunds.sql.ts';
+import { transactional } from '../platform/transaction.ts';
 
 const REFUND_IN_PROGRESS = 'Já existe um estorno em andamento para esta cobrança';
 export const INFRACTION_OPEN = 'Cobrança com infração (MED) em aberto não pode ser estornada';
@@ -20,25 +21,26 @@ export const INFRACTION_OPEN = 'Cobrança com infração (MED) em aberto não po
 export async function requestRefund(deps: Pick<Services, 'boss'>, em: EntityManager, merchantId: string, id: string) {
   if (!isUuid(id)) throw new NotFoundError('Cobrança não encontrada');
   try {
-    return await em.transactional(async (tx) => {
+    return await transactional(em, async (tx) => {
       const [c] = await tx.execute<sql.ChargeForRefund[]>(sql.CHARGE_FOR_REFUND, [id, merchantId]);
       if (!c) throw new NotFoundError('Cobrança não encontrada');
       if (c.status !== 'PAID') throw new BusinessRuleError('Apenas cobranças pagas podem ser estornadas');
       if (await hasOpenInfraction(tx, c.id)) throw new ConflictError(INFRACTION_OPEN);
+      const paid = c.paid_amount ?? c.amount; // what the payer paid (a due-date charge: the amount due that day)
       const [refund] = await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
         newId(),
         merchantId,
         c.id,
         null,
         c.end_to_end_id,
-        c.amount,
+        paid,
       ]);
       await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
       // the ledger last (its rows stay locked only until the commit); refused funds roll everything above back
       await post(tx, 'refund.hold', refund.id, [
-        { account: accounts.available(merchantId), amount: -(c.amount - c.fee), merchantId },
+        { account: accounts.available(merchantId), amount: -(paid - c.fee), merchantId },
         { account: accounts.platformFees, amount: -c.fee },
-        { account: accounts.refundsInProgress, amount: c.amount },
+        { account: accounts.refundsInProgress, amount: paid },
       ]).catch((err: unknown) => {
         throw err instanceof InsufficientFundsError ? new BusinessRuleError('Saldo insuficiente') : err;
       });

@@ -18,6 +18,11 @@ export type RefundRow = {
   failed_at: string | null;
 };
 
+// The amount columns are bigint (a payment's valor reaches the API Pix's 9 999 999 999.99), which node-postgres reads
+// as text: every refunds or unmatched_payments row read here is given its number back by refundRow / unmatchedRow.
+type Raw<T extends { amount: number }> = Omit<T, 'amount'> & { amount: number | string };
+export const refundRow = (r: Raw<RefundRow>): RefundRow => ({ ...r, amount: Number(r.amount) });
+
 export const INSERT_REFUND = `
   insert into refunds (id, created_at, updated_at, merchant_id, charge_id, unmatched_payment_id, end_to_end_id, amount,
                        status)
@@ -66,13 +71,35 @@ export type UnmatchedRow = {
   updated_at: string;
 };
 
-// A payment that paid nothing, once per endToEndId (a redelivery inserts nothing).
+export const unmatchedRow = <R extends Raw<UnmatchedRow>>(r: R): R & UnmatchedRow => ({
+  ...r,
+  amount: Number(r.amount),
+});
+
+// A payment that paid nothing, once per endToEndId (a redelivery inserts nothing); a HELD record of the same Pix (the
+// acquirer had not confirmed it) becomes this one.
 export const INSERT_UNMATCHED = `
   insert into unmatched_payments (id, created_at, updated_at, end_to_end_id, txid, charge_id, amount, paid_at, reason,
                                   status)
   values (?, now(), now(), ?, ?, (select id from charges where txid = ?), ?, ?, ?, 'RETURNING')
+      on conflict (end_to_end_id) do update set txid = excluded.txid, charge_id = excluded.charge_id,
+                                                amount = excluded.amount, paid_at = excluded.paid_at,
+                                                reason = excluded.reason, status = excluded.status, updated_at = now()
+   where unmatched_payments.status = 'HELD'
+  returning *`;
+
+// A notification the acquirer never confirmed, HELD for an operator as it was notified (nothing booked), once.
+export const INSERT_HELD = `
+  insert into unmatched_payments (id, created_at, updated_at, end_to_end_id, txid, charge_id, amount, paid_at, reason,
+                                  status)
+  values (?, now(), now(), ?, ?, (select id from charges where txid = ?), ?, ?, 'UNCONFIRMED', 'HELD')
       on conflict (end_to_end_id) do nothing
   returning *`;
+
+// The HELD records of Pix that have now paid their charge: they were only a notice. Parameter: an array of e2eids.
+export const RELEASE_HELD = `
+  delete from unmatched_payments
+   where end_to_end_id = any(?::text[]) and status = 'HELD'`;
 
 // An unmatched payment's return settled (parameter: id), guarded by `from`.
 export const SETTLE_UNMATCHED = (t: Transition<UnmatchedRow['status']>) => `
@@ -113,8 +140,15 @@ export const CHARGE_FOR_REFUND = `
    where c.id = ? and c.merchant_id = ?
      for update of c`;
 
-// The split of a charge (a refund's hold is released with it).
-export const CHARGE_FEE = `
-  select fee, merchant_id
-    from charges
-   where id = ?`;
+// The charge of a refund, locked before the refund changes (the lock order, docs/architecture.md: charge, refunds,
+// infractions, ledger accounts), with its split (a refund's hold is released with it). No row for an unmatched payment.
+export type ChargeOfRefund = { id: string; fee: number; merchant_id: string };
+export const LOCK_CHARGE_OF_REFUND = `
+  select c.id, c.fee, c.merchant_id
+    from charges c
+   where c.id = (
+           select charge_id
+             from refunds
+            where id = ?
+         )
+     for update of c`;

@@ -2,11 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, PaymentNotification, RefundResult } from '../acquirer/acquirer.ts';
 import { newId } from '../platform/base.entity.ts';
+import { pgArray } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { markRefunded } from '../charges/charges.states.ts';
 import type { UnmatchedReason } from './unmatched-payment.entity.ts';
 import * as sql from './refunds.sql.ts';
+import { transactional } from '../platform/transaction.ts';
 
 /**
  * Money going back to payers: devoluções (refunds) and the payments that could pay no charge (unmatched). A devolução
@@ -34,8 +36,8 @@ const RETURN_FAILED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returnFailed);
 type Deps = Pick<AcquirerDeps, 'orm' | 'boss' | 'logger' | 'acquirer'>;
 
 /**
- * In the settlement's transaction: a payment that paid nothing is recorded once (by endToEndId), held on
- * suspense:unmatched, and its devolução requested. Returns false when it was already recorded.
+ * In the settlement's transaction: a payment that paid nothing is recorded once (by endToEndId, over a HELD record of
+ * it), held on suspense:unmatched, and its devolução requested. Returns false when it was already recorded.
  */
 export async function recordUnmatched(
   deps: Pick<Services, 'boss'>,
@@ -43,15 +45,17 @@ export async function recordUnmatched(
   n: PaymentNotification,
   reason: UnmatchedReason,
 ): Promise<boolean> {
-  const [u] = await tx.execute<sql.UnmatchedRow[]>(sql.INSERT_UNMATCHED, [
-    newId(),
-    n.endToEndId,
-    n.txid,
-    n.txid,
-    n.amount,
-    n.paidAt,
-    reason,
-  ]);
+  const [u] = (
+    await tx.execute<sql.UnmatchedRow[]>(sql.INSERT_UNMATCHED, [
+      newId(),
+      n.endToEndId,
+      n.txid,
+      n.txid,
+      n.amount,
+      n.paidAt,
+      reason,
+    ])
+  ).map(sql.unmatchedRow);
   if (!u) return false;
   const [refund] = await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
     newId(),
@@ -69,9 +73,25 @@ export async function recordUnmatched(
   return true;
 }
 
+/**
+ * A notification the acquirer never confirmed, on any retry: recorded HELD as it was notified, for an operator
+ * (`payments:unmatched`), and nothing booked (the money may not exist). Should the acquirer confirm it later, it
+ * settles as usual: recordUnmatched takes the record over, or a charge it pays releases it (releaseHeld). Returns false
+ * when the Pix was already recorded.
+ */
+export async function recordHeld(tx: EntityManager, n: PaymentNotification): Promise<boolean> {
+  const rows = await tx.execute(sql.INSERT_HELD, [newId(), n.endToEndId, n.txid, n.txid, n.amount, n.paidAt]);
+  return rows.length > 0;
+}
+
+// In a settlement's transaction: the HELD records of these Pix, which have just paid their charges, go away.
+export async function releaseHeld(tx: EntityManager, endToEndIds: string[]): Promise<void> {
+  if (endToEndIds.length) await tx.execute(sql.RELEASE_HELD, [pgArray(endToEndIds)]);
+}
+
 // The refund.send job: asks the acquirer for the devolução (idempotent by its id) and records the answer.
 export async function sendRefund(deps: Deps, refundId: string): Promise<void> {
-  const [r] = await deps.orm.em.fork().execute<sql.RefundRow[]>(sql.REFUND_BY_ID, [refundId]);
+  const [r] = (await deps.orm.em.fork().execute<sql.RefundRow[]>(sql.REFUND_BY_ID, [refundId])).map(sql.refundRow);
   if (!r || r.status !== 'PROCESSING') return;
   const result = await deps.acquirer.refund({ endToEndId: r.end_to_end_id, refundId: r.id, amount: r.amount });
   await applyRefundResult(deps, r.id, result);
@@ -83,25 +103,26 @@ export async function applyRefundResult(deps: Deps, refundId: string, result: Re
     await deps.orm.em.fork().execute(sql.TOUCH_REFUND, [refundId]);
     return;
   }
-  const done = await deps.orm.em.fork().transactional(async (tx) => {
+  const done = await transactional(deps.orm.em.fork(), async (tx) => {
+    // the charge first, as a refund request and an infraction lock it (the lock order): none for an unmatched payment
+    const [c] = await tx.execute<sql.ChargeOfRefund[]>(sql.LOCK_CHARGE_OF_REFUND, [refundId]);
     if (result.status === 'COMPLETED') {
-      const [r] = await tx.execute<sql.RefundRow[]>(COMPLETE_REFUND, [refundId]);
+      const [r] = (await tx.execute<sql.RefundRow[]>(COMPLETE_REFUND, [refundId])).map(sql.refundRow);
       if (!r) return null;
-      if (r.charge_id) await markRefunded(deps, tx, r.charge_id);
+      if (c) await markRefunded(deps, tx, c.id);
       else await tx.execute(RETURNED, [r.unmatched_payment_id]);
-      const from = r.charge_id ? accounts.refundsInProgress : accounts.unmatchedPayments;
-      await post(tx, r.charge_id ? 'refund.complete' : 'unmatched.return', r.id, [
+      const from = c ? accounts.refundsInProgress : accounts.unmatchedPayments;
+      await post(tx, c ? 'refund.complete' : 'unmatched.return', r.id, [
         { account: from, amount: -r.amount },
         { account: accounts.acquirerSettlement, amount: r.amount },
       ]);
       return r;
     }
     const reason = (result.failureReason ?? 'Devolução não realizada pelo adquirente').slice(0, 255);
-    const [r] = await tx.execute<sql.RefundRow[]>(FAIL_REFUND, [reason, refundId]);
+    const [r] = (await tx.execute<sql.RefundRow[]>(FAIL_REFUND, [reason, refundId])).map(sql.refundRow);
     if (!r) return null;
-    if (r.charge_id) {
+    if (c) {
       // the hold goes back where it came from: the charge is simply PAID again
-      const [c] = await tx.execute<{ fee: number; merchant_id: string }[]>(sql.CHARGE_FEE, [r.charge_id]);
       await post(tx, 'refund.release', r.id, [
         { account: accounts.refundsInProgress, amount: -r.amount },
         { account: accounts.available(c.merchant_id), amount: r.amount - c.fee, merchantId: c.merchant_id },

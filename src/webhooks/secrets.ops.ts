@@ -1,6 +1,7 @@
 import { OpsError, OpsFailure, OpsUsageError, type Command } from '../platform/ops.ts';
 import { open, seal, SecretKeyError } from '../platform/secrets.ts';
 import { COUNT_TO_RESEAL, RESEAL_SECRETS, SECRETS_BY_KEY, SECRETS_TO_RESEAL } from './webhooks.sql.ts';
+import { transactional } from '../platform/transaction.ts';
 
 const DEFAULT_BATCH = 500;
 
@@ -27,7 +28,7 @@ export const secretCommands: Command[] = [
       let resealed = 0;
       // One transaction per batch: a killed run keeps what it committed, and the next run starts from what is left.
       for (;;) {
-        const done = await em.transactional(async (tx) => {
+        const done = await transactional(em, async (tx) => {
           const rows = await tx.execute<{ id: string; secret: string }[]>(SECRETS_TO_RESEAL, [
             prefix,
             JSON.stringify(failed.map((f) => f.id)),

@@ -2,6 +2,7 @@ import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
 import { REPLAY, REPLAY_CANDIDATES, type ReplayCandidate } from './webhooks.sql.ts';
+import { transactional } from '../platform/transaction.ts';
 
 type Candidate = ReplayCandidate;
 type Flags = Record<string, string | boolean | undefined>;
@@ -70,7 +71,7 @@ export const webhookCommands: Command[] = [
       const { where, params } = selection(flags);
       const dryRun = flags['dry-run'] === true;
       const queue = dryRun ? undefined : await boss();
-      return em.transactional(async (tx) => {
+      return transactional(em, async (tx) => {
         // Locked so two operators (or a replay racing a daemon) cannot enqueue the same delivery twice.
         const rows = await tx.execute<Candidate[]>(REPLAY_CANDIDATES(where), params);
         const skipped: { id: string; reason: string }[] = [];

@@ -6,6 +6,7 @@ import { Webhook, type IWebhook } from './webhook.entity.ts';
 import { generateSecret, maskSecret } from './signing.ts';
 import { LAST_LOGS, LOCK_MERCHANT, type LogRow } from './webhooks.sql.ts';
 import { logView } from './webhooks.view.ts';
+import { transactional } from '../platform/transaction.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 20;
 export const LOGS_PER_WEBHOOK = 20;
@@ -42,7 +43,7 @@ export async function createWebhook(
   merchantId: string,
   input: CreateWebhookInput,
 ) {
-  return em.transactional(async (tx) => {
+  return transactional(em, async (tx) => {
     // Serialise creations of one merchant so two concurrent requests cannot both pass the limit.
     await tx.execute(LOCK_MERCHANT, [merchantId]);
     const count = await tx.count(Webhook, { merchant: merchantId, deletedAt: null });

@@ -11,6 +11,7 @@ import type { PixKeyType } from '../pix/keys.ts';
 import { Withdrawal } from './withdrawal.entity.ts';
 import { WITHDRAWAL_PAGE, type WithdrawalRow } from './withdrawals.sql.ts';
 import { creationView, rowView, withdrawalView } from './withdrawals.view.ts';
+import { transactional } from '../platform/transaction.ts';
 
 export type WithdrawalInput = { amount: number; pixKey: string; pixKeyType: PixKeyType; description: string | null };
 
@@ -30,7 +31,7 @@ export async function createWithdrawal(
     find: () => em.fork().findOne(Withdrawal, { merchant: merchantId, idempotencyKey }),
     replay: creationView,
     create: (requestHash) =>
-      em.transactional(async (tx) => {
+      transactional(em, async (tx) => {
         const w = tx.create(Withdrawal, {
           merchant: merchantId,
           ...input,

@@ -6,6 +6,7 @@ import { accounts, post } from '../ledger/ledger.service.ts';
 import { Withdrawal, type IWithdrawal, type WithdrawalStatus } from './withdrawal.entity.ts';
 import * as sql from './withdrawals.sql.ts';
 import { rowView } from './withdrawals.view.ts';
+import { transactional } from '../platform/transaction.ts';
 
 /**
  * Every status change of a withdrawal, driven by what the acquirer says of its transfer (the answer to transferOut, a
@@ -62,7 +63,7 @@ export async function applyTransferOutcome(
   withdrawalId: string,
   result: TransferResult,
 ): Promise<void> {
-  await deps.orm.em.fork().transactional(async (em) => {
+  await transactional(deps.orm.em.fork(), async (em) => {
     switch (result.status) {
       case 'PROCESSING':
         if (result.batchId) await transition(em, ACCEPT, [result.batchId, withdrawalId]);

@@ -26,7 +26,8 @@ export type TestApp = {
 // process of one deployment would be).
 export async function startTestApp(
   env: Record<string, string> = {},
-  opts: { logger?: Logger; databaseUrl?: string } = {},
+  // clock: what "now" is for the API's date rules (a due date's "today"); the wall clock by default
+  opts: { logger?: Logger; databaseUrl?: string; clock?: () => Date } = {},
 ): Promise<TestApp> {
   const databaseUrl = opts.databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({
@@ -37,7 +38,7 @@ export async function startTestApp(
     ...env,
   });
   const logger = opts.logger ?? createLogger(config.logLevel, 'test-api');
-  const deps = await buildDeps(config, logger);
+  const deps = await buildDeps(config, logger, {}, opts.clock);
   const { orm, boss } = deps;
   const streams = createEventStreams(deps, { credentialCheckMs: 500 }); // a revoked key's stream ends within a test
   const server: Server = createApp(deps, { streams }).listen(0, '127.0.0.1');

@@ -73,11 +73,20 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+// A port whose next one is free too (npm start gives the webhook daemon METRICS_PORT + 1), both checked on every
+// interface as the processes will listen.
+export async function freePortPair(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if ((await portFree(port, '::')) && (await portFree(port + 1, '::'))) return port;
+  }
+}
+
 // Whether nothing listens on 127.0.0.1:port any more.
-export async function portFree(port: number): Promise<boolean> {
+export async function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   const s = createServer();
   try {
-    s.listen(port, '127.0.0.1');
+    s.listen(port, host);
     await once(s, 'listening');
     return true;
   } catch {

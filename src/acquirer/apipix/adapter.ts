@@ -38,11 +38,13 @@ async function orNull<T>(run: () => Promise<T>): Promise<T | null> {
   }
 }
 
+// horario as the PSP wrote it: settlement reads it (an unusable one counts as the time the service learnt of it).
 const paymentOf = (pix: Pix): PaymentNotification => ({
   txid: pix.txid ?? null,
   endToEndId: pix.endToEndId,
   amount: pix.amount,
-  paidAt: new Date(pix.horario).toISOString(),
+  paidAt: pix.horario,
+  ...(pix.components ? { components: pix.components } : {}),
 });
 
 const refundOf = (d: Devolucao): RefundResult =>
@@ -74,7 +76,7 @@ const INFRACTION_STATUS: Record<Infracao['status'], AcquirerInfractionStatus> = 
 export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
   return {
     name: 'apipix',
-    async createCharge({ txid, amount, expiresIn, description, payer }) {
+    async createCharge({ txid, amount, expiresIn, description, payer, due }) {
       // what the payer reads (API Pix limits: nome 200, solicitacaoPagador 140)
       const nome = payer && payerText(payer.name, 200);
       const devedor = payer
@@ -83,15 +85,27 @@ export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
           : { cnpj: payer.document, nome: nome! }
         : undefined;
       const solicitacaoPagador = payerText(description, 140) || undefined;
-      const cob = await call(() => client.putCob(txid, { expiracao: expiresIn, amount, devedor, solicitacaoPagador }));
+      const cob = due
+        ? await call(() =>
+            client.putCobV(txid, {
+              dataDeVencimento: due.dueDate,
+              validadeAposVencimento: due.validityAfterDueDays,
+              amount,
+              terms: due,
+              devedor: devedor!, // a due-date charge always has its payer (the API requires customer)
+              solicitacaoPagador,
+            }),
+          )
+        : await call(() => client.putCob(txid, { expiracao: expiresIn, amount, devedor, solicitacaoPagador }));
       const location = cob.location ?? cob.loc?.location;
       if (!cob.pixCopiaECola || !location) throw new AcquirerUnavailableError('O adquirente não devolveu o QR Code');
       return { qrCode: cob.pixCopiaECola, location };
     },
-    async cancelCharge(txid) {
-      const cob = await orNull(() => client.getCob(txid));
+    async cancelCharge(txid, due) {
+      const removed = { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' } as const;
+      const cob = await orNull<{ status: string }>(() => (due ? client.getCobV(txid) : client.getCob(txid)));
       if (cob?.status !== 'ATIVA') return; // unknown, paid or already removed: nothing left to cancel
-      await call(() => client.patchCob(txid, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }));
+      await call<unknown>(() => (due ? client.patchCobV(txid, removed) : client.patchCob(txid, removed)));
     },
     async confirmPayment(notified) {
       const pix = await orNull(() => client.getPix(notified.endToEndId));

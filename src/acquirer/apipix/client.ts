@@ -3,11 +3,26 @@
 import { ApiPixError } from './errors.ts';
 import { createApiPixHttp, type ApiPixHttpOptions, type CallSpec } from './http.ts';
 import { toWire } from './money.ts';
-import { parseCob, parseDevolucao, parseEnvio, parseInfracao, parsePage, parsePix, parseWebhook } from './parse.ts';
+import { cobvValor } from './cobv.ts';
+import {
+  parseCob,
+  parseCobV,
+  parseDevolucao,
+  parseEnvio,
+  parseInfracao,
+  parsePage,
+  parsePix,
+  parsePixInList,
+  parseWebhook,
+} from './parse.ts';
+import type { DueTerms } from '../../pix/due-terms.ts';
 import type {
   Cob,
   CobRevisada,
   CobSolicitada,
+  CobV,
+  CobVRevisada,
+  CobVSolicitada,
   DefesaSolicitada,
   Devedor,
   Devolucao,
@@ -36,6 +51,14 @@ export type PatchCobInput = {
   expiracao?: number;
   amount?: number;
   devedor?: Devedor;
+  solicitacaoPagador?: string;
+};
+export type PutCobVInput = {
+  dataDeVencimento: string;
+  validadeAposVencimento: number;
+  amount: number;
+  terms: DueTerms;
+  devedor: Devedor;
   solicitacaoPagador?: string;
 };
 export type DateRange = { inicio: Date | string; fim: Date | string };
@@ -134,6 +157,54 @@ export function createApiPixClient(options: ApiPixClientOptions) {
       );
     },
 
+    async putCobV(txid: string, input: PutCobVInput): Promise<CobV> {
+      const path = `v2/cobv/${checked(txid, TXID, 'txid')}`;
+      const json: CobVSolicitada = {
+        calendario: {
+          dataDeVencimento: input.dataDeVencimento,
+          validadeAposVencimento: input.validadeAposVencimento,
+        },
+        devedor: input.devedor,
+        valor: cobvValor(input.amount, input.terms),
+        chave: options.pixKey,
+        solicitacaoPagador: input.solicitacaoPagador,
+      };
+      return orExisting(
+        () => send({ call: 'PUT /v2/cobv/{txid}', method: 'PUT', path, json, idempotent: true }, parseCobV),
+        () => client.getCobV(txid),
+        (cobv) =>
+          cobv.amount === input.amount &&
+          cobv.chave === options.pixKey &&
+          cobv.calendario?.dataDeVencimento === input.dataDeVencimento,
+      );
+    },
+
+    // A cobv's only revision here is its removal (an expired charge): setting it twice leaves the same cobv.
+    async patchCobV(txid: string, input: CobVRevisada): Promise<CobV> {
+      return send(
+        {
+          call: 'PATCH /v2/cobv/{txid}',
+          method: 'PATCH',
+          path: `v2/cobv/${checked(txid, TXID, 'txid')}`,
+          json: input,
+          idempotent: true,
+        },
+        parseCobV,
+      );
+    },
+
+    async getCobV(txid: string): Promise<CobV> {
+      return send(
+        {
+          call: 'GET /v2/cobv/{txid}',
+          method: 'GET',
+          path: `v2/cobv/${checked(txid, TXID, 'txid')}`,
+          idempotent: true,
+        },
+        parseCobV,
+      );
+    },
+
     async getPix(e2eid: string): Promise<Pix> {
       return send(
         {
@@ -161,9 +232,9 @@ export function createApiPixClient(options: ApiPixClientOptions) {
             'paginacao.itensPorPagina': q.itensPorPagina,
           },
         },
-        (ctx, body) => parsePage(ctx, body, 'pix', parsePix),
+        (ctx, body) => parsePage(ctx, body, 'pix', parsePixInList),
       );
-      return { paginacao, pix: items };
+      return { paginacao, pix: items.filter((p) => p !== null) };
     },
 
     // Every Pix received in the range, page after page, as the PSP's `parametros.paginacao` counts them.

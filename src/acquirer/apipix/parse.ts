@@ -5,6 +5,8 @@ import { fromJsonNumber, fromWire } from './money.ts';
 import type {
   Cob,
   CobGerada,
+  CobV,
+  CobVGerada,
   Devolucao,
   DevolucaoWire,
   Envio,
@@ -13,6 +15,7 @@ import type {
   InfracaoWire,
   Paginacao,
   Pix,
+  PixComponents,
   PixWire,
   WebhookCompleto,
 } from './types.ts';
@@ -48,12 +51,54 @@ export function parseDevolucao(ctx: Ctx, body: unknown): Devolucao {
   return { ...(d as DevolucaoWire), amount: cents(ctx, d.valor, 'devolucao.valor') };
 }
 
+// componentesValor -> centavos (absent parts 0); undefined without `original` (not a charge's payment: saque), and
+// when it breaks the standard: the amount alone then decides, as for a PSP that does not report the parts (a PSP's
+// odd breakdown must not keep its money from being settled).
+const PARTS = { original: 'original', abatimento: 'rebate', desconto: 'discount', multa: 'fine', juros: 'interest' };
+function components(ctx: Ctx, value: unknown): PixComponents | undefined {
+  if (value === undefined || value === null) return undefined;
+  try {
+    const c = object(ctx, value, 'componentesValor');
+    if (c.original === undefined) return undefined;
+    const out: Record<string, number> = {};
+    for (const [wire, part] of Object.entries(PARTS)) {
+      out[part] =
+        c[wire] === undefined ? 0 : cents(ctx, object(ctx, c[wire], wire).valor, `componentesValor.${wire}.valor`);
+    }
+    return out as PixComponents;
+  } catch {
+    return undefined;
+  }
+}
+
+// A Pix. Its `horario` is kept as the PSP wrote it, whatever it is (settlement reads it, or falls back on the time it
+// learnt of the payment): a PSP's odd time must not keep its money from being settled.
 export function parsePix(ctx: Ctx, body: unknown): Pix {
   const p = object(ctx, body, 'pix');
   text(ctx, p, 'endToEndId');
-  text(ctx, p, 'horario');
   const devolucoes = Array.isArray(p.devolucoes) ? p.devolucoes.map((d) => parseDevolucao(ctx, d)) : undefined;
-  return { ...(p as PixWire), amount: cents(ctx, p.valor, 'pix.valor'), devolucoes };
+  const horario = typeof p.horario === 'string' ? p.horario : '';
+  return {
+    ...(p as PixWire),
+    horario,
+    amount: cents(ctx, p.valor, 'pix.valor'),
+    devolucoes,
+    components: components(ctx, p.componentesValor),
+  };
+}
+
+const E2EID = /^[a-zA-Z0-9]{32}$/;
+
+// A Pix of a listing: one that breaks the standard does not hide the rest of its page. With a usable endToEndId it is
+// returned `unreadable` (amount 0), to be asked about on its own (GET /v2/pix/{e2eid}); without one, null (skipped).
+export function parsePixInList(ctx: Ctx, body: unknown): Pix | null {
+  try {
+    return parsePix(ctx, body);
+  } catch (err) {
+    const e2eid = (body as { endToEndId?: unknown } | null)?.endToEndId;
+    if (typeof e2eid !== 'string' || !E2EID.test(e2eid)) return null;
+    return { endToEndId: e2eid, valor: '', horario: '', amount: 0, unreadable: (err as Error).message };
+  }
 }
 
 export function parseCob(ctx: Ctx, body: unknown): Cob {
@@ -63,6 +108,15 @@ export function parseCob(ctx: Ctx, body: unknown): Cob {
   const valor = object(ctx, c.valor, 'valor');
   const pix = Array.isArray(c.pix) ? c.pix.map((p) => parsePix(ctx, p)) : undefined;
   return { ...(c as CobGerada), amount: cents(ctx, valor.original, 'valor.original'), pix };
+}
+
+export function parseCobV(ctx: Ctx, body: unknown): CobV {
+  const c = object(ctx, body, 'cobv');
+  text(ctx, c, 'txid');
+  text(ctx, c, 'status');
+  const valor = object(ctx, c.valor, 'valor');
+  const pix = Array.isArray(c.pix) ? c.pix.map((p) => parsePix(ctx, p)) : undefined;
+  return { ...(c as CobVGerada), amount: cents(ctx, valor.original, 'valor.original'), pix };
 }
 
 export function parseEnvio(ctx: Ctx, body: unknown): Envio {

@@ -19,6 +19,42 @@ export type CobRevisada = Partial<CobSolicitada> & { status?: 'REMOVIDA_PELO_USU
 
 export type CobStatus = 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
 
+// CobVValor: a due-date charge's value and its terms; `valorPerc` is reais or a percentage, two decimals either way.
+export type ValorPerc = { modalidade: number; valorPerc: string };
+export type CobVValor = {
+  original: string;
+  abatimento?: ValorPerc;
+  desconto?: { modalidade: number; valorPerc?: string; descontoDataFixa?: { data: string; valorPerc: string }[] };
+  multa?: ValorPerc;
+  juros?: ValorPerc;
+};
+
+// CobVSolicitada: the body of PUT /v2/cobv/{txid}.
+export type CobVSolicitada = {
+  calendario: { dataDeVencimento: string; validadeAposVencimento?: number };
+  devedor: Devedor;
+  valor: CobVValor;
+  chave: string;
+  solicitacaoPagador?: string;
+  infoAdicionais?: InfoAdicional[];
+};
+
+// CobVRevisada: the body of PATCH /v2/cobv/{txid}; every field optional.
+export type CobVRevisada = Partial<CobVSolicitada> & { status?: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' };
+
+// CobVGerada (PUT/PATCH answer) and CobVCompleta (GET answer, with the Pix received).
+export type CobVGerada = Omit<CobVSolicitada, 'calendario'> & {
+  calendario: { criacao: string; dataDeVencimento: string; validadeAposVencimento: number };
+  txid: string;
+  revisao: number;
+  loc?: { id: number; location: string; tipoCob: 'cob' | 'cobv'; criacao?: string };
+  location?: string;
+  status: CobStatus;
+  recebedor?: Record<string, unknown>;
+  pixCopiaECola?: string;
+  pix?: PixWire[];
+};
+
 // CobGerada (PUT/PATCH answer) and CobCompleta (GET answer, with the Pix received).
 export type CobGerada = {
   calendario: { criacao: string; expiracao: number };
@@ -53,11 +89,16 @@ export type DevolucaoWire = {
   motivo?: string;
 };
 
+// Pix.componentesValor: what a payment is made of (a cobv's: original, abatimento, desconto, multa, juros).
+export type ComponentesValor = Partial<
+  Record<'original' | 'abatimento' | 'desconto' | 'multa' | 'juros' | 'saque' | 'troco', { valor: string }>
+>;
+
 export type PixWire = {
   endToEndId: string;
   txid?: string;
   valor: string;
-  componentesValor?: Record<string, unknown>;
+  componentesValor?: ComponentesValor;
   chave?: string;
   horario: string;
   infoPagador?: string;
@@ -132,8 +173,17 @@ export type DefesaSolicitada = { analise: 'rejeitado'; justificativa: string };
 
 // What the client returns: the wire object plus its amount in centavos.
 export type Devolucao = DevolucaoWire & { amount: number };
-export type Pix = Omit<PixWire, 'devolucoes'> & { amount: number; devolucoes?: Devolucao[] };
+// components: componentesValor in centavos (absent parts 0), when it carries `original`. `unreadable`: a listed Pix
+// that broke the standard (why), known only by its endToEndId.
+export type PixComponents = { original: number; rebate: number; discount: number; fine: number; interest: number };
+export type Pix = Omit<PixWire, 'devolucoes'> & {
+  amount: number;
+  devolucoes?: Devolucao[];
+  components?: PixComponents;
+  unreadable?: string;
+};
 export type Cob = Omit<CobGerada, 'pix'> & { amount: number; pix?: Pix[] };
+export type CobV = Omit<CobVGerada, 'pix'> & { amount: number; pix?: Pix[] };
 export type Envio = Omit<EnvioWire, 'e2eId'> & { amount: number; e2eId: string | null };
 export type Infracao = InfracaoWire & { amount: number };
 export type PixPage = { paginacao: Paginacao; pix: Pix[] };

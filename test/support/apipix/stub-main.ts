@@ -1,10 +1,12 @@
 // npm run stub:apipix [-- port]: the PSP stub as its own process, to run the service against by hand
 // (docs/psp.md). Prints one JSON line with the APIPIX_* settings that point the service at it (PEM files in a
 // temporary directory) and the address of its control API, which plays the payer and the SPI:
-//   POST <control>/pay/<txid>[?amount=<centavos>]        the payer pays (the registered webhook is notified)
+//   POST <control>/pay/<txid>[?amount=<centavos>][&horario=<RFC 3339>]   the payer pays (the registered webhook is
+//                                                        notified); a cobv: by default the amount due on that day
+//   GET  <control>/violations                             request bodies refused by the standard's schemas
 //   POST <control>/devolucoes/<e2eid>/<id>/<DEVOLVIDO|NAO_REALIZADO>   the SPI settles a devolução (notified)
 //   POST <control>/envios/<idEnvio>/<REALIZADO|NAO_REALIZADO>          the SPI settles a transfer
-//   GET  <control>/state                                  cobs, Pix (with devoluções), envios, webhooks
+//   GET  <control>/state                                  cobs, cobvs, Pix (with devoluções), envios, webhooks
 // Only 127.0.0.1 listens. Stops on SIGTERM/SIGINT.
 import { createServer } from 'node:http';
 import { once } from 'node:events';
@@ -26,14 +28,23 @@ const control = createServer((req, res) => {
       if (req.method === 'GET' && what === 'state')
         return reply(200, {
           cobs: [...stub.state.cobs.values()],
+          cobvs: [...stub.state.cobvs.values()],
           pix: [...stub.state.pix.values()],
           envios: [...stub.state.envios.values()],
           webhooks: [...stub.state.webhooks.values()],
         });
+      if (req.method === 'GET' && what === 'violations') return reply(200, stub.schemaViolations);
       if (req.method !== 'POST') return reply(404, { error: 'not found' });
       if (what === 'pay' && a) {
         const amount = url.searchParams.get('amount');
-        return reply(200, await stub.pay(a, amount === null ? {} : { amount: Number(amount) }));
+        const horario = url.searchParams.get('horario');
+        return reply(
+          200,
+          await stub.pay(a, {
+            ...(amount === null ? {} : { amount: Number(amount) }),
+            ...(horario === null ? {} : { horario: new Date(horario) }),
+          }),
+        );
       }
       if (what === 'devolucoes' && a && b && (c === 'DEVOLVIDO' || c === 'NAO_REALIZADO'))
         return reply(200, await stub.settleDevolucao(a, b, c));

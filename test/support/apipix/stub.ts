@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createEfiState, type EnvioOutcome, type OpenInfracaoInput } from './stub-efi.ts';
 import { createPixState, type DuplicatePut, type PayInput } from './stub-pix.ts';
+import { createCobVState, type PayCobVInput } from './stub-cobv.ts';
+import { bcbViolations, compileBcbValidators } from './stub-schema.ts';
 import { notFound, problem, type Reply } from './stub-support.ts';
 import { createTestCerts, type TestCerts } from './test-certs.ts';
 import type { DevolucaoStatus, EnvioStatus, InfracaoStatus, PixWire } from '../../../src/acquirer/apipix/types.ts';
@@ -52,6 +54,13 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     duplicatePut: opts.duplicatePut ?? 'replay',
     now,
   });
+  const cobvState = createCobVState({
+    pixKey,
+    locationHost: opts.locationHost ?? 'pix.example.com',
+    duplicatePut: opts.duplicatePut ?? 'replay',
+    now,
+    pix: pixState.pix,
+  });
   const efi = createEfiState({
     pixKey,
     duplicatePut: opts.duplicatePut ?? 'replay',
@@ -64,6 +73,10 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
   const calls: Record<string, number> = {};
   const failures: { remaining: number; failure: StubFailure; route?: string }[] = [];
   const notifications: { url: string; body: { pix: PixWire[] }; status: number | null }[] = [];
+  // every request body the standard's schema refused (answered 400 as a PSP would): a test expects none
+  const schemaViolations: { route: string; body: unknown; violacoes: ReturnType<typeof bcbViolations> }[] = [];
+  // every request body of the standard's operations, as received (route -> bodies), for tests to look at
+  const bodies: Record<string, unknown[]> = {};
 
   const issueToken: Handler = (_p, body, _q, headers) => {
     const authorization = headers.authorization ?? '';
@@ -94,6 +107,9 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     route('PUT', '/v2/cob/:txid', (p, b) => pixState.putCob(p.txid, b)),
     route('PATCH', '/v2/cob/:txid', (p, b) => pixState.patchCob(p.txid, b)),
     route('GET', '/v2/cob/:txid', (p) => pixState.getCob(p.txid)),
+    route('PUT', '/v2/cobv/:txid', (p, b) => cobvState.putCobV(p.txid, b)),
+    route('PATCH', '/v2/cobv/:txid', (p, b) => cobvState.patchCobV(p.txid, b)),
+    route('GET', '/v2/cobv/:txid', (p) => cobvState.getCobV(p.txid)),
     route('GET', '/v2/pix', (_p, _b, q) => pixState.listPix(q)),
     route('GET', '/v2/pix/:e2eid', (p) => pixState.getPix(p.e2eid)),
     route('PUT', '/v2/pix/:e2eid/devolucao/:id', (p, b) => pixState.putDevolucao(p.e2eid, p.id, b)),
@@ -105,6 +121,8 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     route('GET', '/v2/gn/infracoes', (_p, _b, q) => efi.listInfracoes(q)),
     route('POST', '/v2/gn/infracoes/:idInfracao/defesa', (p, b) => efi.postDefesa(p.idInfracao, b)),
   ];
+
+  compileBcbValidators(routes.map((r) => ({ method: r.method, route: r.key.slice(r.method.length + 1) })));
 
   function send(res: ServerResponse, reply: Reply) {
     const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
@@ -148,6 +166,13 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!r.open && !(bearer && (tokens.get(bearer) ?? 0) > Date.now()))
       return send(res, problem(401, 'AcessoNegado', 'Token ausente, inválido ou expirado.'));
+    const pattern = r.key.slice(r.method.length + 1);
+    if (body !== undefined) (bodies[r.key] ??= []).push(body);
+    const violacoes = r.method === 'GET' ? [] : bcbViolations(r.method, pattern, body);
+    if (violacoes.length) {
+      schemaViolations.push({ route: r.key, body, violacoes });
+      return send(res, problem(400, 'RequisicaoInvalida', 'O corpo não respeita o schema da API Pix.', violacoes));
+    }
     const params = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
     const reply = r.handler(params, body, url.searchParams, req.headers);
     if (failure && 'drop' in failure) return void req.socket.destroy(); // took effect, answer lost
@@ -195,8 +220,11 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     pixKey,
     calls, // "METHOD /route/:param" -> requests received, failed or not
     notifications,
+    schemaViolations,
+    bodies,
     state: {
       cobs: pixState.cobs,
+      cobvs: cobvState.cobvs,
       pix: pixState.pix,
       webhooks: pixState.webhooks,
       envios: efi.envios,
@@ -218,9 +246,10 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     clearFailures() {
       failures.length = 0;
     },
-    // The payer pays; the registered webhook (if any) is notified unless notify is false.
-    async pay(txid: string, input: PayInput & { notify?: boolean } = {}) {
-      const p = pixState.pay(txid, input);
+    // The payer pays (a cobv: the amount due on the day of `horario`, with its componentesValor); the registered webhook
+    // (if any) is notified unless notify is false.
+    async pay(txid: string, input: PayInput & PayCobVInput & { notify?: boolean } = {}) {
+      const p = cobvState.cobvs.has(txid) ? cobvState.pay(txid, input) : pixState.pay(txid, input);
       const notified = input.notify === false ? null : await notify(p);
       return { pix: p, notified };
     },
