@@ -8,7 +8,15 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
-import { alive, freePort, freePortPair, portFree, recordDescendants, waitUntilGone, type Proc } from './support/procs.ts';
+import {
+  alive,
+  freePort,
+  freePortPair,
+  portFree,
+  recordDescendants,
+  waitUntilGone,
+  type Proc,
+} from './support/procs.ts';
 import { client } from './support/client.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
