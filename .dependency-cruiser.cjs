@@ -30,6 +30,8 @@ const MAY_IMPORT = {
     'platform',
     'pix',
   ],
+  // the payer's hosted page: reads a charge and its merchant's name
+  'payment-page': ['charges', 'merchants', 'pix', 'platform'],
   types: ['auth'],
 };
 

@@ -20,6 +20,7 @@ import { refundRoutes } from './refunds/refunds.routes.ts';
 import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './payments/notifications.routes.ts';
 import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
 import { sandboxRoutes } from './payments/sandbox.routes.ts';
+import { paymentPageRoutes } from './payment-page/payment-page.routes.ts';
 import { observability } from './observability.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import type { EventStreams } from './events/streams.ts';
@@ -61,6 +62,9 @@ export function createApp(
   // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
   app.use('/v1/acquirer/notifications', limits.guardCredentials(acquirerNotificationRoutes(deps)));
   if (config.apipix) app.use('/v1/acquirer/apipix', limits.guardCredentials(apiPixNotificationRoutes(deps)));
+  // The payer's page: no credential, a per-IP budget. GET only, it reads nothing from the request but an id it checks
+  // is a UUID, so it answers any other path under /pay/ (even one the input guard would refuse) with its 404 page.
+  app.use('/pay', paymentPageRoutes(deps, limits.publicPerIp));
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
   const authenticate = [limits.guardCredentials(createAuthenticator(config.jwtSecret)), limits.perCredential];

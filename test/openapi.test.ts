@@ -140,6 +140,8 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
       '/readyz',
       '/openapi.json',
       '/docs',
+      '/pay/{id}',
+      '/pay/{id}/status',
       '/v1/acquirer/apipix/{token}',
       '/v1/acquirer/apipix/{token}/pix',
     ];
@@ -590,7 +592,8 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
     refundedAt: null,
   };
   const customer = { id: '019a8f3c-5e70-7b11-8a2b-3c4d5e6f7a8b', name: 'Maria Silva', document: '52998224725' };
-  const full = chargeView(charge, customer, { image: true, tracking: true });
+  const publicBaseUrl = 'http://localhost:3000';
+  const full = chargeView(charge, customer, { publicBaseUrl, image: true, tracking: true });
   for (const field of [
     'fee',
     'netAmount',
@@ -601,6 +604,7 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
     'canceledAt',
     'refundedAt',
     'endToEndId',
+    'paymentUrl',
   ]) {
     t.true(field in full, field);
     t.true(schema('ChargeListItem').required.includes(field), `${field} is documented on every charge`);
@@ -609,18 +613,25 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
   conforms(
     t,
     'Charge',
-    chargeView({ ...charge, status: 'PENDING', endToEndId: null, paidAt: null }, null, { image: true, tracking: true }),
+    chargeView({ ...charge, status: 'PENDING', endToEndId: null, paidAt: null }, null, {
+      publicBaseUrl,
+      image: true,
+      tracking: true,
+    }),
     'a replayed creation',
   );
-  const withTracking = chargeView({ ...charge, status: 'REFUNDED', refundedAt: LATER }, customer, { tracking: true });
+  const withTracking = chargeView({ ...charge, status: 'REFUNDED', refundedAt: LATER }, customer, {
+    publicBaseUrl,
+    tracking: true,
+  });
   t.false('imageBase64' in withTracking);
   conforms(t, 'ChargeWithTracking', withTracking, 'the refund response');
   for (const event of ['charge.paid', 'charge.refunded']) {
-    const body = delivered(event, chargeView(charge, customer, { tracking: true }));
+    const body = delivered(event, chargeView(charge, customer, { publicBaseUrl, tracking: true }));
     t.true('tracking' in body.data, `${event} data carries tracking`);
     conforms(t, 'WebhookEvent', body, event);
   }
-  const item = chargeView(charge, null);
+  const item = chargeView(charge, null, { publicBaseUrl });
   t.deepEqual(
     Object.keys(item).sort(),
     Object.keys(schema('ChargeListItem').properties).sort(),

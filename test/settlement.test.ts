@@ -30,7 +30,7 @@ const COUNTERS = [CHARGE_PAGE.counter];
 
 // One payment settled on its own, as the worker's fallback does.
 const settleOne = async (logger: Logger, n: PaymentNotification) =>
-  (await settlePayments({ boss: app.boss, logger }, app.orm.em.fork(), [n]))[0];
+  (await settlePayments({ boss: app.boss, config: app.config, logger }, app.orm.em.fork(), [n]))[0];
 
 const sql = (q: string, params: unknown[] = []) => app.orm.em.fork().execute(q, params);
 
@@ -173,7 +173,7 @@ test('a batch settles in one transaction: every outcome reported, each charge cr
     pay(late),
   ];
   const outcomes = await settlePayments(
-    { boss: app.boss, logger: createLogger('silent', 't') },
+    { boss: app.boss, config: app.config, logger: createLogger('silent', 't') },
     app.orm.em.fork(),
     batch,
   );
@@ -192,7 +192,11 @@ test('a batch settles in one transaction: every outcome reported, each charge cr
     [a.c.id, b.c.id].sort(),
   );
   t.deepEqual(
-    await settlePayments({ boss: app.boss, logger: createLogger('silent', 't') }, app.orm.em.fork(), [first]),
+    await settlePayments(
+      { boss: app.boss, config: app.config, logger: createLogger('silent', 't') },
+      app.orm.em.fork(),
+      [first],
+    ),
     ['duplicate'],
     'a later redelivery changes nothing',
   );
@@ -202,11 +206,11 @@ test('notifications for one charge in one batch are taken in order: a wrong amou
   const { m, c } = await newCharge(1_200);
   const at = new Date().toISOString();
   const right = { txid: c.txid, endToEndId: sandboxEndToEndId(), amount: 1_200, paidAt: at };
-  const outcomes = await settlePayments({ boss: app.boss, logger: createLogger('silent', 't') }, app.orm.em.fork(), [
-    { ...right, endToEndId: sandboxEndToEndId(), amount: 1_100 },
-    right,
-    { ...right },
-  ]);
+  const outcomes = await settlePayments(
+    { boss: app.boss, config: app.config, logger: createLogger('silent', 't') },
+    app.orm.em.fork(),
+    [{ ...right, endToEndId: sandboxEndToEndId(), amount: 1_100 }, right, { ...right }],
+  );
   t.deepEqual(outcomes, ['mismatch', 'paid', 'duplicate']);
   t.like((await m.http.get(`/v1/charges/${c.id}`)).body.charge, { status: 'PAID', endToEndId: right.endToEndId });
   t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 1_200 - 12);

@@ -37,7 +37,7 @@ export function chargeRoutes(deps: AcquirerDeps): Router {
   router.get('/', ...validate(listChargesRules), async (req, res) => {
     const q = matchedData(req, { locations: ['query'] }) as { page?: number; limit?: number; status?: ChargeStatus };
     res.json(
-      await listCharges(req.em, merchantIdOf(req), {
+      await listCharges(deps, req.em, merchantIdOf(req), {
         page: q.page ?? 1,
         limit: q.limit ?? 20,
         status: q.status,
@@ -47,7 +47,7 @@ export function chargeRoutes(deps: AcquirerDeps): Router {
   });
 
   router.get('/:id', async (req, res) => {
-    res.json({ charge: await getCharge(req.em, merchantIdOf(req), req.params.id, today()) });
+    res.json({ charge: await getCharge(deps, req.em, merchantIdOf(req), req.params.id, today()) });
   });
 
   return router;

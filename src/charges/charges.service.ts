@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
+import type { Services } from '../platform/services.ts';
 import type { MerchantSnapshot } from '../auth/principal.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
@@ -158,6 +159,7 @@ export async function createCharge(
   idempotencyKey?: string,
 ) {
   const merchantId = merchant.id;
+  const { publicBaseUrl } = deps.config;
   const due = input.dueDate
     ? {
         dueDate: input.dueDate,
@@ -173,7 +175,7 @@ export async function createCharge(
   const request = due ? { ...input, validityAfterDueDays: due.validityAfterDueDays } : { ...input, expiresIn };
   const { result, replayed } = await createOnce(idempotencyKey, request, {
     find: () => em.fork().findOne(Charge, { merchant: merchantId, idempotencyKey }, { populate: ['customer'] }),
-    replay: creationView,
+    replay: (c) => creationView(c, publicBaseUrl),
     async create(requestHash) {
       if (!merchant.acquirerAccountId) throw await missingPrerequisites(em, merchantId);
       const feeTerms = {
@@ -231,7 +233,12 @@ export async function createCharge(
         await enqueue(deps.boss, null, QUEUES.chargeCancel, { txid, ...(due ? { due: true } : {}) });
         throw await missingPrerequisites(em, merchantId);
       }
-      return chargeView(charge, inserted.customer, { image: true, tracking: true, today: saoPauloDate(createdAt) });
+      return chargeView(charge, inserted.customer, {
+        publicBaseUrl,
+        image: true,
+        tracking: true,
+        today: saoPauloDate(createdAt),
+      });
     },
   });
   return { charge: result, replayed };
@@ -244,17 +251,29 @@ export async function findCharge(em: EntityManager, merchantId: string, id: stri
 }
 
 // GET /v1/charges/:id: one charge, with its image, tracking and latest refund; amountDue as of `today`.
-export async function getCharge(em: EntityManager, merchantId: string, id: string, today: string) {
+export async function getCharge(
+  deps: Pick<Services, 'config'>,
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+  today: string,
+) {
   const charge = await findCharge(em, merchantId, id);
   const [refund] = await em.execute<sql.RefundViewRow[]>(sql.LATEST_REFUND, [charge.id]);
   return {
-    ...chargeView(charge, charge.customer ?? null, { image: true, tracking: true, today }),
+    ...chargeView(charge, charge.customer ?? null, {
+      publicBaseUrl: deps.config.publicBaseUrl,
+      image: true,
+      tracking: true,
+      today,
+    }),
     refund: refund ? refundView(refund) : null,
   };
 }
 
 // GET /v1/charges: newest first, optionally of one status (total from the append-only counters).
 export async function listCharges(
+  deps: Pick<Services, 'config'>,
   em: EntityManager,
   merchantId: string,
   q: { page: number; limit: number; status?: ChargeStatus; today: string },
@@ -266,7 +285,8 @@ export async function listCharges(
     q.page,
     q.limit,
   );
-  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => chargeRowView(r, { today: q.today })) };
+  const opts = { publicBaseUrl: deps.config.publicBaseUrl, today: q.today };
+  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => chargeRowView(r, opts)) };
 }
 
 // GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (sandbox); a

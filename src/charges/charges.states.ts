@@ -79,7 +79,7 @@ async function dueExpectations(tx: EntityManager, batch: PaymentNotification[]):
  * notification's outcome and the merchants credited.
  */
 export async function payCharges(
-  deps: Pick<Services, 'boss'>,
+  deps: Pick<Services, 'boss' | 'config'>,
   tx: EntityManager,
   batch: PaymentNotification[],
 ): Promise<{ outcomes: PayOutcome[]; credited: string[] }> {
@@ -109,7 +109,8 @@ export async function payCharges(
     }
     paid.push(...rows);
   }
-  const data = (r: sql.MerchantChargeRow) => chargeRowView(r, { tracking: true });
+  const data = (r: sql.MerchantChargeRow) =>
+    chargeRowView(r, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true });
   await recordEvents(
     tx,
     deps.boss,
@@ -176,10 +177,10 @@ export async function expireCharges(deps: Pick<AcquirerDeps, 'boss' | 'acquirer'
 }
 
 // refund, in the caller's transaction: the charge REFUNDED and its charge.refunded event; null when it was not PAID.
-export async function markRefunded(deps: Pick<Services, 'boss'>, tx: EntityManager, chargeId: string) {
+export async function markRefunded(deps: Pick<Services, 'boss' | 'config'>, tx: EntityManager, chargeId: string) {
   const [row] = await tx.execute<sql.MerchantChargeRow[]>(REFUND, [chargeId]);
   if (!row) return null;
-  const view = chargeRowView(row, { tracking: true });
+  const view = chargeRowView(row, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true });
   await recordEvents(tx, deps.boss, [{ merchantId: row.merchant_id, type: T.refund.event, data: view }]);
   return view;
 }

@@ -11,8 +11,9 @@ import type { ChargeRow, LocationRow, RefundViewRow } from './charges.sql.ts';
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const date = (v: string | null) => (v === null ? null : new Date(v));
 
-// today: the São Paulo date `amountDue` is for (a PENDING due-date charge); the wall clock's when not given.
-export type ChargeViewOptions = { image?: boolean; tracking?: boolean; today?: string };
+// publicBaseUrl: where the payer's page is (`paymentUrl`, <PUBLIC_BASE_URL>/pay/<id>); today: the São Paulo date
+// `amountDue` is for (a PENDING due-date charge), the wall clock's when not given.
+export type ChargeViewOptions = { publicBaseUrl: string; image?: boolean; tracking?: boolean; today?: string };
 
 type DueDateView =
   | 'type'
@@ -54,11 +55,14 @@ function amountDue(c: ChargeFields, today: string | undefined): number | null {
   return terms ? amountDueOn(terms, today ?? saoPauloDate(new Date())).final : c.amount;
 }
 
+// The payer's page of a charge (GET /pay/:id), the link a merchant sends.
+export const paymentUrl = (publicBaseUrl: string, id: string) => `${publicBaseUrl}/pay/${id}`;
+
 // The charge as the API returns it. Lists and webhook payloads leave out the image (it is derived from qrCode).
 export function chargeView(
   c: ChargeFields,
   customer: Pick<ICustomer, 'id' | 'name' | 'document'> | null,
-  opts: ChargeViewOptions = {},
+  opts: ChargeViewOptions,
 ) {
   // paid: what the payer paid (a due-date charge: the amount due on the payment's day); the fee is then on it
   const paidAmount = c.paidAt ? (c.paidAmount ?? c.amount) : null;
@@ -68,6 +72,7 @@ export function chargeView(
     type: c.type ?? 'IMMEDIATE',
     qrCode: c.qrCode,
     ...(opts.image ? { imageBase64: qrPngDataUrl(c.qrCode) } : {}),
+    paymentUrl: paymentUrl(opts.publicBaseUrl, c.id),
     amount: c.amount,
     amountDue: amountDue(c, opts.today),
     paidAmount,
@@ -98,7 +103,7 @@ export function chargeView(
 export type ChargeView = ReturnType<typeof chargeView>;
 
 // The API view of a raw row: one mapping for every SQL path (settlement, refund, listing).
-export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions = {}): ChargeView {
+export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions): ChargeView {
   const fields: ChargeFields = {
     id: r.id,
     txid: r.txid,
@@ -142,7 +147,7 @@ export const refundView = (r: RefundViewRow) => ({
 
 // The creation's body, whatever happened to the charge since (an idempotent replay answers with it, contract): its
 // amountDue is the one for the day it was created.
-export const creationView = (c: ICharge) =>
+export const creationView = (c: ICharge, publicBaseUrl: string) =>
   chargeView(
     {
       ...c,
@@ -157,7 +162,7 @@ export const creationView = (c: ICharge) =>
       ...(c.feeBps != null ? { fee: platformFee(c.amount, { bps: c.feeBps, fixed: c.feeFixed ?? 0 }) } : {}),
     },
     c.customer ?? null,
-    { image: true, tracking: true, today: saoPauloDate(c.createdAt) },
+    { publicBaseUrl, image: true, tracking: true, today: saoPauloDate(c.createdAt) },
   );
 
 // Centavos as the API Pix writes reais ("10.50"), from the digits.

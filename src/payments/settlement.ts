@@ -25,7 +25,7 @@ const UNMATCHED: Record<PayOutcome, UnmatchedReason | null> = {
  * Every centavo that reached the platform's account is either credited to a merchant or returned.
  */
 export async function settlePayments(
-  deps: Pick<Services, 'boss' | 'logger'>,
+  deps: Pick<Services, 'boss' | 'config' | 'logger'>,
   em: EntityManager,
   batch: PaymentNotification[],
 ): Promise<PayOutcome[]> {

@@ -32,7 +32,7 @@ export function settledTime(paidAt: string, learntAt: Date, simulated = false): 
  * A payment settled meanwhile (by reconciliation, a redelivery) is left as it is.
  */
 export async function settleUnsettled(
-  deps: Pick<AcquirerDeps, 'orm' | 'boss' | 'logger' | 'acquirer'>,
+  deps: Pick<AcquirerDeps, 'orm' | 'boss' | 'config' | 'logger' | 'acquirer'>,
   n: PaymentNotification,
 ): Promise<UnsettledOutcome> {
   const known = `{${n.endToEndId}}`;

@@ -174,6 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'a
     rateLimitAuthEmailPerMinute: int(env, 'RATE_LIMIT_AUTH_EMAIL_PER_MINUTE', 10, 1),
     // refused credentials (bad JWT, unknown or inactive API key) per client IP, on every authenticated route
     rateLimitAuthFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 30, 1),
+    // the payer's payment page and its status (polled every 2 s while open), per client IP, counted in each API process
+    rateLimitPublicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, 1),
     // the keys sealing secrets at rest (webhook secrets); none in a process that does not open them
     secrets,
     platformFeeBps: int(env, 'PLATFORM_FEE_BPS', 99),

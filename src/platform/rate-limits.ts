@@ -19,6 +19,8 @@ export type RateLimits = {
   auth: RequestHandler;
   // wraps a route's credential check: a client IP whose credentials failed too often is refused (429) whatever it sends
   guardCredentials: (check: RequestHandler) => RequestHandler;
+  // public pages without a credential (the payer's payment page and its status): one budget per client IP, per process
+  publicPerIp: RequestHandler;
 };
 
 const pass: RequestHandler = (_req, _res, next) => next();
@@ -34,7 +36,8 @@ const credentialFailed = (err: unknown) =>
  * (the library's insurance limiter) rather than failing the request.
  */
 export function createRateLimits(config: Config, logger: Logger): RateLimits {
-  if (!config.rateLimitEnabled) return { perCredential: pass, auth: pass, guardCredentials: (check) => check };
+  if (!config.rateLimitEnabled)
+    return { perCredential: pass, auth: pass, guardCredentials: (check) => check, publicPerIp: pass };
   // Its own small pool: a limiter query never waits behind the ORM's transactions; timeouts bound a database outage.
   const { url, ssl } = pgConnection(config.databaseUrl);
   const pool = new pg.Pool({
@@ -123,8 +126,27 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
         (err: unknown) => next(err),
       );
     };
+  // Counted in this process's memory, not in PostgreSQL: a payer's page polls its status every 2 s, and a database write
+  // per poll would cost more than the indexed read it guards. N processes allow N budgets; still bounded per IP.
+  const publicLimiter = new RateLimiterMemory({
+    keyPrefix: 'public-ip',
+    points: config.rateLimitPublicPerMinute,
+    duration: WINDOW_SECONDS,
+  });
+  // Refusals go through next(err), so a page renders its own 429 (HTML) and a JSON route the usual body.
+  const publicPerIp: RequestHandler = (req, res, next) => {
+    publicLimiter.consume(req.ip ?? '').then(
+      () => next(),
+      (rejected: unknown) => {
+        if (!(rejected instanceof RateLimiterRes)) return next();
+        res.setHeader('retry-after', String(Math.max(1, Math.ceil(rejected.msBeforeNext / 1000))));
+        next(new HttpError(429, RATE_LIMIT_MESSAGE));
+      },
+    );
+  };
   return {
     guardCredentials,
+    publicPerIp,
     perCredential: handle((req) => consume(api, credentialOf(req))),
     auth: handle(async (req) => {
       await consume(byIp, req.ip ?? null);

@@ -4,7 +4,7 @@ import { merchantIdOf } from '../auth/authenticate.ts';
 import { requestRefund } from './refunds.service.ts';
 
 // /v1/charges/:id/refund (contract Refunds), mounted beside the charge routes.
-export function refundRoutes(deps: Pick<Services, 'boss'>): Router {
+export function refundRoutes(deps: Pick<Services, 'boss' | 'config'>): Router {
   const router = Router();
   router.post('/:id/refund', async (req, res) => {
     // 202: the refund is final when the acquirer confirms it (charge.refunded); the charge stays PAID until then

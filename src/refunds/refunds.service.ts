@@ -18,7 +18,12 @@ export const INFRACTION_OPEN = 'Cobrança com infração (MED) em aberto não po
  * transaction: the refund PROCESSING, its refund.send job and the hold of its amount on suspense:refunds (refunds.states.ts
  * takes it from there).
  */
-export async function requestRefund(deps: Pick<Services, 'boss'>, em: EntityManager, merchantId: string, id: string) {
+export async function requestRefund(
+  deps: Pick<Services, 'boss' | 'config'>,
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+) {
   if (!isUuid(id)) throw new NotFoundError('Cobrança não encontrada');
   try {
     return await transactional(em, async (tx) => {
@@ -46,7 +51,10 @@ export async function requestRefund(deps: Pick<Services, 'boss'>, em: EntityMana
       });
       // what open MED infractions are still owed (not yet blocked) stays out of reach of refunds too
       await guardOwed(tx, merchantId);
-      return { charge: chargeRowView(c, { tracking: true }), refund: refundView(refund) };
+      return {
+        charge: chargeRowView(c, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true }),
+        refund: refundView(refund),
+      };
     });
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) throw new ConflictError(REFUND_IN_PROGRESS);

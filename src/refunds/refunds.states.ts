@@ -33,7 +33,7 @@ const FAIL_REFUND = sql.FAIL_REFUND(REFUND_TRANSITIONS.fail);
 const RETURNED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returned);
 const RETURN_FAILED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returnFailed);
 
-type Deps = Pick<AcquirerDeps, 'orm' | 'boss' | 'logger' | 'acquirer'>;
+type Deps = Pick<AcquirerDeps, 'orm' | 'boss' | 'config' | 'logger' | 'acquirer'>;
 
 /**
  * In the settlement's transaction: a payment that paid nothing is recorded once (by endToEndId, over a HELD record of

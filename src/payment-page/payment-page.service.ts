@@ -1,0 +1,43 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Services } from '../platform/services.ts';
+import { isUuid } from '../platform/base.entity.ts';
+import { Charge, type ChargeStatus } from '../charges/charge.entity.ts';
+import { chargeView, type ChargeView } from '../charges/charges.view.ts';
+import { saoPauloDate } from '../charges/due-date.ts';
+import * as sql from './payment-page.sql.ts';
+
+// What the page is rendered from; it shows the payer only what it needs (no customer, fee, tracking or other id).
+export type PaymentPage = { charge: ChargeView; merchantName: string; status: ChargeStatus };
+
+// A PENDING charge past its expiry is shown as the sweep will soon record it (within a minute): CANCELED.
+const effectiveStatus = (status: ChargeStatus, expiresAt: Date, now: Date) =>
+  status === 'PENDING' && expiresAt.getTime() <= now.getTime() ? 'CANCELED' : status;
+
+// GET /pay/:id: the charge as its API view shows it (so every field a charge gains reaches the page; a due-date
+// charge's amountDue is today's), and its merchant's name. Null for an unknown or malformed id.
+export async function paymentPage(
+  deps: Pick<Services, 'config' | 'clock'>,
+  em: EntityManager,
+  id: string,
+): Promise<PaymentPage | null> {
+  if (!isUuid(id)) return null;
+  const charge = await em.findOne(Charge, { id }, { populate: ['merchant'] });
+  if (!charge) return null;
+  const now = deps.clock();
+  return {
+    charge: chargeView(charge, null, { publicBaseUrl: deps.config.publicBaseUrl, today: saoPauloDate(now) }),
+    merchantName: charge.merchant.name,
+    status: effectiveStatus(charge.status, charge.expiresAt, now),
+  };
+}
+
+// GET /pay/:id/status: the status alone, by primary key. Null for an unknown or malformed id.
+export async function paymentStatus(
+  deps: Pick<Services, 'clock'>,
+  em: EntityManager,
+  id: string,
+): Promise<ChargeStatus | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await em.execute<sql.PaymentStatusRow[]>(sql.PAYMENT_STATUS, [id]);
+  return row ? effectiveStatus(row.status, new Date(row.expires_at), deps.clock()) : null;
+}
