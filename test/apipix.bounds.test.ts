@@ -35,7 +35,10 @@ test.after.always(async () => {
   await stub?.close();
   certs?.remove();
 });
-test.afterEach.always(() => stub.clearFailures());
+test.afterEach.always((t) => {
+  stub.clearFailures();
+  t.deepEqual(stub.schemaViolations, [], 'every body the PSP received conforms to the API Pix schemas');
+});
 
 const sql = <T = Record<string, unknown>>(q: string, params: unknown[] = []) =>
   app.orm.em.fork().execute<T[]>(q, params);

@@ -14,7 +14,7 @@ import { EVENT_CATALOG } from '../src/webhooks/catalog.ts';
 import { InsufficientFundsError } from '../src/ledger/ledger.service.ts';
 import { WITHDRAWAL_STATUSES, type IWithdrawal } from '../src/withdrawals/withdrawal.entity.ts';
 import { creationView, withdrawalView } from '../src/withdrawals/withdrawals.view.ts';
-import { chargeView } from '../src/charges/charges.view.ts';
+import { chargeView, refundView } from '../src/charges/charges.view.ts';
 import { buildDynamicPix } from '../src/pix/brcode.ts';
 import { payloadOf } from '../src/webhooks/events.ts';
 import { schemaErrorsAt } from './support/openapi-check.ts';
@@ -219,7 +219,7 @@ const responseSchema = (op: Json, status: string): Json =>
   deref(deref(op.responses[status]).content['application/json'].schema);
 const messagesOf = (op: Json, status: string): unknown[] => {
   const message = deref(responseSchema(op, status).allOf[1]).properties.message as Json;
-  return 'const' in message ? [message.const] : message.enum;
+  return 'const' in message ? [message.const] : (message.enum ?? message.anyOf.flatMap((m: Json) => m.enum ?? []));
 };
 
 test('the withdrawal endpoints document what src/withdrawals answers', (t) => {
@@ -626,11 +626,34 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
   });
   t.false('imageBase64' in withTracking);
   conforms(t, 'ChargeWithTracking', withTracking, 'the refund response');
-  for (const event of ['charge.paid', 'charge.refunded']) {
-    const body = delivered(event, chargeView(charge, customer, { publicBaseUrl, tracking: true }));
+  const refund = refundView({
+    id: '019a8f3c-6a00-7b11-8a2b-3c4d5e6f7a8b',
+    amount: 400,
+    reason: 'Produto devolvido',
+    status: 'COMPLETED',
+    failure_reason: null,
+    created_at: LATER.toISOString(),
+    completed_at: LATER.toISOString(),
+    failed_at: null,
+  });
+  const partly = {
+    ...chargeView({ ...charge, refundedAmount: 400 }, customer, { publicBaseUrl, tracking: true }),
+    refund,
+  };
+  for (const [event, data] of [
+    ['charge.paid', chargeView(charge, customer, { publicBaseUrl, tracking: true })],
+    ['charge.refunded', partly], // every completed refund, the charge still PAID until it is all
+    ['charge.refunded', { ...withTracking, refund: null }], // an accepted MED infraction
+  ] as const) {
+    const body = delivered(event, data);
     t.true('tracking' in body.data, `${event} data carries tracking`);
     conforms(t, 'WebhookEvent', body, event);
   }
+  t.not(
+    schemaErrors(schema('WebhookEvent'), delivered('charge.refunded', chargeView(charge, customer, { publicBaseUrl })))
+      .length,
+    0,
+  );
   const item = chargeView(charge, null, { publicBaseUrl });
   t.deepEqual(
     Object.keys(item).sort(),

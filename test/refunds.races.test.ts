@@ -168,7 +168,7 @@ test.serial(
       const [refunds, opened] = await Promise.all([Promise.all(requestRefunds(m, c.id, 5)), acquirerMed(c, med)]);
       const accepted = refunds.filter((r) => r.status === 202);
       t.deepEqual(
-        refunds.filter((r) => ![202, 409].includes(r.status)).map((r) => r.status),
+        refunds.filter((r) => ![202, 409, 422].includes(r.status)).map((r) => r.status), // 422: nothing left
         [],
       );
       t.is(accepted.length + (opened === 'opened' ? 1 : 0), 1, `${opened} ${refunds.map((r) => r.status)}`);

@@ -8,6 +8,7 @@ import type { DueTerms } from '../pix/due-terms.ts';
 export type PaymentComponents = { original: number; rebate: number; discount: number; fine: number; interest: number };
 
 // A payment the acquirer saw arrive (API Pix `Pix`), amounts in centavos; txid null for a Pix paid without one.
+// paidAt: its time as the acquirer gave it (settlement reads it through settledTime, src/payments/unsettled.ts).
 // `components` when the acquirer told them (a PSP's componentesValor). `simulated`: made up by the sandbox's pay route
 // (never by a notification), dated by the simulation.
 export type PaymentNotification = {
@@ -62,8 +63,9 @@ export interface Acquirer {
   confirmPayment(notified: PaymentNotification): Promise<PaymentNotification | null>;
   // Every payment received in [from, to), for reconciliation of notifications that never came.
   paymentsBetween(from: Date, to: Date): AsyncIterable<PaymentNotification>;
-  // Returns a payment to the payer (API Pix devolução); idempotent by refundId.
-  refund(input: { endToEndId: string; refundId: string; amount: number }): Promise<RefundResult>;
+  // Returns (part of) a payment to the payer (API Pix devolução); idempotent by refundId. `description`: a text shown
+  // to the payer (the devolução's descricao).
+  refund(input: { endToEndId: string; refundId: string; amount: number; description?: string }): Promise<RefundResult>;
   // The acquirer's view of a refund; null when it never received it.
   getRefund(input: { endToEndId: string; refundId: string }): Promise<RefundResult | null>;
   // Sends a PIX out of the platform's account; idempotent by idempotencyKey (a retry never sends twice).

@@ -92,6 +92,7 @@ export const Charge = defineEntity({
     paidAt: p.datetime().nullable(),
     canceledAt: p.datetime().nullable(),
     refundedAt: p.datetime().nullable(),
+    refundedAmount: p.integer().default(0), // the sum of its COMPLETED refunds (REFUNDED when it reaches amount)
     type: p.enum([...CHARGE_TYPES]).default('IMMEDIATE'),
     // DUE_DATE only (null on IMMEDIATE): the terms of src/charges/due-date.ts
     dueDate: p.string().columnType('date').nullable(),

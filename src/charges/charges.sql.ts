@@ -30,6 +30,7 @@ export type ChargeRow = {
   paid_at: string | null;
   canceled_at: string | null;
   refunded_at: string | null;
+  refunded_amount: number;
   customer_id: string | null;
   customer_name: string | null;
   customer_document: string | null;
@@ -105,7 +106,8 @@ export const CHARGE_PAGE: PageSpec = {
   alias: 'ch',
   counter: { table: 'charge_counts', keys: 'merchant_id, status' },
   columns: `ch.id, ch.txid, ch.qr_code, ch.amount, ch.fee, ch.status, ch.description, ch.expires_in, ch.created_at,
-         ch.expires_at, ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at, ${DUE_DATE_COLUMNS('ch')},
+         ch.expires_at, ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at, ch.refunded_amount,
+         ${DUE_DATE_COLUMNS('ch')},
          cu.id as customer_id, ${PAYER_NAME('ch')} as customer_name, cu.document as customer_document`,
   joins: 'left join customers cu on cu.id = ch.customer_id',
 };
@@ -192,7 +194,27 @@ export const EXPIRE_DUE = (t: T) => `
      and status in (${statuses(t.from)})
   returning id, txid, type`;
 
-// refund (completion): the charge, if still PAID (parameter: id), with its payer.
+// A refund of the charge completed (parameters: its amount, three times, then the charge id): refunded_amount grows by
+// it, and the charge is refunded (the transition) when that reaches what was paid; with its payer. In SET, the row's
+// columns are its values before the update.
+export const ADD_REFUND = (t: T) => `
+  with r as (
+    update charges set refunded_amount = refunded_amount + ?,
+                       status = case when status in (${statuses(t.from)})
+                                      and refunded_amount + ? >= coalesce(paid_amount, amount)
+                                     then ${statuses([t.to])} else status end,
+                       refunded_at = case when status in (${statuses(t.from)})
+                                           and refunded_amount + ? >= coalesce(paid_amount, amount)
+                                          then now() else refunded_at end,
+                       updated_at = now()
+     where id = ?
+    returning *
+  )
+  select r.*, ${PAYER_NAME('r')} as customer_name, cu.document as customer_document
+    from r
+    left join customers cu on cu.id = r.customer_id`;
+
+// refund (an accepted MED infraction): the charge, if still PAID (parameter: id), with its payer.
 export const REFUND = (t: T) => `
   with r as (
     update charges set status = ${statuses([t.to])}, refunded_at = now(), updated_at = now()
@@ -207,6 +229,7 @@ export const REFUND = (t: T) => `
 export type RefundViewRow = {
   id: string;
   amount: number | string; // bigint: node-postgres reads it as text
+  reason: string | null;
   status: 'PROCESSING' | 'COMPLETED' | 'FAILED';
   failure_reason: string | null;
   created_at: string;

@@ -24,7 +24,8 @@ export const CHARGE_TRANSITIONS = {
   pay: { from: ['PENDING', 'CANCELED'], to: 'PAID', event: 'charge.paid' },
   // past createdAt + expiresIn (contract: no event)
   expire: { from: ['PENDING'], to: 'CANCELED', event: null },
-  // the acquirer confirmed the merchant's refund (devolução DEVOLVIDO)
+  // its COMPLETED refunds (devoluções DEVOLVIDO) reach its amount, or a MED infraction on it is accepted; the event
+  // comes with every completed refund, whether or not it is the one that makes the charge REFUNDED
   refund: { from: ['PAID'], to: 'REFUNDED', event: 'charge.refunded' },
 } as const satisfies Record<string, { from: readonly ChargeStatus[]; to: ChargeStatus; event: string | null }>;
 
@@ -33,6 +34,7 @@ const PAY = sql.PAY(T.pay);
 const EXPIRE_ONE = sql.EXPIRE_ONE(T.expire);
 const EXPIRE_DUE = sql.EXPIRE_DUE(T.expire);
 const REFUND = sql.REFUND(T.refund);
+const ADD_REFUND = sql.ADD_REFUND(T.refund);
 
 // What a payment did: paid its charge, was a redelivery of one that did, or paid nothing (and why).
 export type PayOutcome = 'paid' | 'duplicate' | 'late' | 'already_paid' | 'unknown' | 'mismatch';
@@ -176,11 +178,36 @@ export async function expireCharges(deps: Pick<AcquirerDeps, 'boss' | 'acquirer'
   });
 }
 
-// refund, in the caller's transaction: the charge REFUNDED and its charge.refunded event; null when it was not PAID.
+// refund by an accepted MED infraction, in the caller's transaction: the charge REFUNDED and its charge.refunded event
+// (no `refund`: none of its refunds did it); null when it was not PAID.
 export async function markRefunded(deps: Pick<Services, 'boss' | 'config'>, tx: EntityManager, chargeId: string) {
   const [row] = await tx.execute<sql.MerchantChargeRow[]>(REFUND, [chargeId]);
   if (!row) return null;
   const view = chargeRowView(row, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true });
-  await recordEvents(tx, deps.boss, [{ merchantId: row.merchant_id, type: T.refund.event, data: view }]);
+  await recordEvents(tx, deps.boss, [
+    { merchantId: row.merchant_id, type: T.refund.event, data: { ...view, refund: null } },
+  ]);
+  return view;
+}
+
+/**
+ * A refund of the charge completed, in the caller's transaction (the charge locked first): its refundedAmount grows by
+ * it, the charge becomes REFUNDED (refundedAt) when that reaches its amount, and charge.refunded is recorded either way,
+ * its data the charge plus `refund`, the refund that completed (contract).
+ */
+export async function refundCompleted<R extends { amount: number }>(
+  deps: Pick<Services, 'boss' | 'config'>,
+  tx: EntityManager,
+  chargeId: string,
+  refund: R,
+) {
+  const [row] = await tx.execute<sql.MerchantChargeRow[]>(ADD_REFUND, [
+    refund.amount,
+    refund.amount,
+    refund.amount,
+    chargeId,
+  ]);
+  const view = chargeRowView(row, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true });
+  await recordEvents(tx, deps.boss, [{ merchantId: row.merchant_id, type: T.refund.event, data: { ...view, refund } }]);
   return view;
 }

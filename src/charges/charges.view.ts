@@ -31,7 +31,9 @@ export type ChargeFields = Pick<
   ICharge,
   'id' | 'txid' | 'qrCode' | 'amount' | 'fee' | 'status' | 'description' | 'expiresIn' | 'createdAt' | 'expiresAt'
 > &
-  Partial<Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'payerName'>> &
+  Partial<
+    Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'refundedAmount' | 'payerName'>
+  > &
   Partial<Pick<ICharge, DueDateView>>;
 
 // The terms of a due-date charge, for the amount due by day; null for an immediate charge.
@@ -97,6 +99,7 @@ export function chargeView(
     paidAt: iso(c.paidAt),
     canceledAt: iso(c.canceledAt),
     refundedAt: iso(c.refundedAt),
+    refundedAmount: c.refundedAmount ?? 0, // the sum of its COMPLETED refunds
   };
 }
 
@@ -120,6 +123,7 @@ export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions): ChargeView
     paidAt: date(r.paid_at),
     canceledAt: date(r.canceled_at),
     refundedAt: date(r.refunded_at),
+    refundedAmount: r.refunded_amount,
     type: r.type,
     dueDate: r.due_date,
     validityAfterDueDays: r.validity_after_due_days,
@@ -134,10 +138,12 @@ export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions): ChargeView
   return chargeView(fields, customer, opts);
 }
 
-// A refund (devolução) as the API shows it: inside its charge, and as the answer to a refund request.
+// A refund (devolução) as the API shows it: inside its charge (the latest), in its charge's list, and as the answer to
+// a refund request.
 export const refundView = (r: RefundViewRow) => ({
   id: r.id,
   amount: Number(r.amount), // a bigint column
+  reason: r.reason,
   status: r.status,
   failureReason: r.failure_reason,
   createdAt: new Date(r.created_at).toISOString(),
@@ -156,6 +162,7 @@ export const creationView = (c: ICharge, publicBaseUrl: string) =>
       paidAt: null,
       canceledAt: null,
       refundedAt: null,
+      refundedAmount: 0,
       paidAmount: null,
       components: null,
       // a due-date charge's fee became the paid amount's at payment: the creation showed the original amount's

@@ -6,17 +6,18 @@ import { UnmatchedPayment } from './unmatched-payment.entity.ts';
 
 export const REFUND_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
 
-// A devolução: a received Pix sent back to its payer, either a merchant's refund of a PAID charge (charge) or the
-// return of a payment that could pay no charge (unmatchedPayment). Final only when the acquirer says so; its id is the
+// A devolução: a received Pix sent back to its payer, either a merchant's refund of (part of) a PAID charge (charge;
+// several may be PROCESSING at once) or the return of a payment that could pay no charge (unmatchedPayment). Final only when the acquirer says so; its id is the
 // devolução id at the acquirer (without dashes), so a retry never returns the money twice.
 export const Refund = defineEntity({
   name: 'Refund',
   tableName: 'refunds',
   extends: BaseSchema,
+  uniques: [{ properties: ['merchant', 'idempotencyKey'] }],
   indexes: [
     {
-      name: 'refunds_one_in_progress_per_charge',
-      expression: `create unique index "refunds_one_in_progress_per_charge" on "refunds" ("charge_id") where "status" = 'PROCESSING'`,
+      name: 'refunds_charge_created_idx',
+      expression: `create index "refunds_charge_created_idx" on "refunds" ("charge_id", "created_at" desc, "id" desc) where "charge_id" is not null`,
     },
     {
       name: 'refunds_processing_idx',
@@ -33,5 +34,11 @@ export const Refund = defineEntity({
     failureReason: p.string().length(255).nullable(),
     completedAt: p.datetime().nullable(),
     failedAt: p.datetime().nullable(),
+    // what the platform gives back of the charge's fee (refunds.money.ts); the merchant gives amount - feeAmount
+    feeAmount: p.integer().default(0),
+    reason: p.string().length(140).nullable(), // the merchant's, sent to the payer as the devolução's descricao
+    refundedBefore: p.integer().nullable(), // the charge's refundedAmount when this refund was created
+    idempotencyKey: p.string().length(64).nullable(),
+    requestHash: p.string().length(64).nullable(),
   },
 });

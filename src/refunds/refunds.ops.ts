@@ -55,7 +55,7 @@ export const refundCommands: Command[] = [
   {
     name: 'refunds:failed',
     summary:
-      "merchants' refunds the acquirer did not make (NAO_REALIZADO): the charge is PAID again, the merchant credited back",
+      "merchants' refunds the acquirer did not make (NAO_REALIZADO): their hold went back to the merchant and the platform",
     flags: {
       since: { type: 'string', description: 'failed at or after this ISO 8601 time (default: the last 30 days)' },
       limit: { type: 'string', description: 'at most this many, newest first (default 100)' },

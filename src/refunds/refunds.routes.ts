@@ -1,14 +1,62 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
+import { body, matchedData } from 'express-validator';
 import type { Services } from '../platform/services.ts';
+import { idempotencyKeyRule, validate } from '../platform/validation.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { requestRefund } from './refunds.service.ts';
+import { stripBidiControls } from '../pix/text.ts';
+import { listRefunds, requestRefund, type RefundInput } from './refunds.service.ts';
 
-// /v1/charges/:id/refund (contract Refunds), mounted beside the charge routes.
+// JSON integers only ("100" or 1.5 are refused, not coerced); beyond what a charge can be is the service's 422.
+const isAmount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1;
+
+const refundRules = [
+  idempotencyKeyRule,
+  body('amount')
+    .optional({ values: 'null' })
+    .custom(isAmount)
+    .withMessage('amount deve ser um inteiro em centavos, mínimo 1'),
+  body('reason')
+    .optional({ values: 'null' })
+    .isString()
+    .withMessage('reason deve ser um texto')
+    .bail()
+    .customSanitizer(stripBidiControls) // the payer reads it (the devolução's descricao)
+    .trim()
+    .isLength({ min: 1, max: 140 })
+    .withMessage('reason deve ter de 1 a 140 caracteres'),
+];
+
+// The refund a request asks for: its validated body (null optionals are absent).
+function inputOf(req: Request): RefundInput {
+  const b = matchedData(req, { locations: ['body'] }) as { amount?: number | null; reason?: string | null };
+  return { ...(b.amount != null ? { amount: b.amount } : {}), ...(b.reason != null ? { reason: b.reason } : {}) };
+}
+
+// /v1/charges/:id/refunds and /v1/charges/:id/refund (contract "Refunds: partial and multiple"), beside the charges.
 export function refundRoutes(deps: Pick<Services, 'boss' | 'config'>): Router {
   const router = Router();
-  router.post('/:id/refund', async (req, res) => {
-    // 202: the refund is final when the acquirer confirms it (charge.refunded); the charge stays PAID until then
-    res.status(202).json(await requestRefund(deps, req.em, merchantIdOf(req), req.params.id));
+  // 202: the refund is final when the acquirer confirms it (charge.refunded); the charge stays PAID until then
+  const create = (input: (req: Request) => RefundInput) => async (req: Request, res: Response) => {
+    const { replayed, ...created } = await requestRefund(
+      deps,
+      req.em,
+      merchantIdOf(req),
+      String(req.params.id),
+      input(req),
+      req.header('x-idempotency-key'),
+    );
+    if (replayed) res.setHeader('idempotent-replayed', 'true');
+    res.status(replayed ? 200 : 202).json(created);
+  };
+  router.post('/:id/refunds', ...validate(refundRules), create(inputOf));
+  // the first refund route: the same for everything still refundable; no body is read
+  router.post(
+    '/:id/refund',
+    ...validate([idempotencyKeyRule]),
+    create(() => ({})),
+  );
+  router.get('/:id/refunds', async (req, res) => {
+    res.json(await listRefunds(req.em, merchantIdOf(req), String(req.params.id)));
   });
   return router;
 }

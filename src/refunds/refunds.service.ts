@@ -1,63 +1,114 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Services } from '../platform/services.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
+import { createOnce } from '../platform/idempotency.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
-import { accounts, InsufficientFundsError, post } from '../ledger/ledger.service.ts';
+import { transactional } from '../platform/transaction.ts';
+import { post } from '../ledger/ledger.service.ts';
 import { chargeRowView, refundView } from '../charges/charges.view.ts';
 import { guardOwed, hasOpenInfraction } from '../infractions/infractions.holds.ts';
+import { refundFee, refundPostings } from './refunds.money.ts';
 import * as sql from './refunds.sql.ts';
-import { transactional } from '../platform/transaction.ts';
 
-const REFUND_IN_PROGRESS = 'Já existe um estorno em andamento para esta cobrança';
+const NOT_FOUND = 'Cobrança não encontrada';
+const NOT_PAID = 'Apenas cobranças pagas podem ser estornadas';
 export const INFRACTION_OPEN = 'Cobrança com infração (MED) em aberto não pode ser estornada';
+export const REFUND_WINDOW_DAYS = 90; // the API Pix lets a devolução be asked up to 90 days after the payment
+const TOO_LATE = `O prazo para estorno terminou: até ${REFUND_WINDOW_DAYS} dias após o pagamento`;
+const overRefundable = (left: number) => `Valor acima do que ainda pode ser estornado desta cobrança: ${left} centavos`;
+
+export type RefundInput = { amount?: number; reason?: string };
 
 /**
- * POST /v1/charges/:id/refund: the whole payment goes back to the payer once the acquirer confirms it. In one
- * transaction: the refund PROCESSING, its refund.send job and the hold of its amount on suspense:refunds (refunds.states.ts
- * takes it from there).
+ * POST /v1/charges/:id/refunds (and /refund, with no body): part or all of what is still refundable goes back to the
+ * payer, once the acquirer confirms it. In one transaction, the charge locked first (the lock order): the checks (PAID,
+ * within 90 days of the payment, no open infraction, at most what COMPLETED and PROCESSING refunds left), the refund
+ * PROCESSING with its share of the fee, its refund.send job and the hold of its amount on suspense:refunds
+ * (refunds.states.ts takes it from there). A refused request changes nothing. With `x-idempotency-key`, a repeat
+ * creates nothing and answers with the creation's body.
  */
 export async function requestRefund(
   deps: Pick<Services, 'boss' | 'config'>,
   em: EntityManager,
   merchantId: string,
-  id: string,
+  chargeId: string,
+  input: RefundInput,
+  idempotencyKey?: string,
 ) {
-  if (!isUuid(id)) throw new NotFoundError('Cobrança não encontrada');
-  try {
-    return await transactional(em, async (tx) => {
-      const [c] = await tx.execute<sql.ChargeForRefund[]>(sql.CHARGE_FOR_REFUND, [id, merchantId]);
-      if (!c) throw new NotFoundError('Cobrança não encontrada');
-      if (c.status !== 'PAID') throw new BusinessRuleError('Apenas cobranças pagas podem ser estornadas');
-      if (await hasOpenInfraction(tx, c.id)) throw new ConflictError(INFRACTION_OPEN);
-      const paid = c.paid_amount ?? c.amount; // what the payer paid (a due-date charge: the amount due that day)
-      const [refund] = await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
-        newId(),
-        merchantId,
-        c.id,
-        null,
-        c.end_to_end_id,
-        paid,
-      ]);
-      await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
-      // the ledger last (its rows stay locked only until the commit); refused funds roll everything above back
-      await post(tx, 'refund.hold', refund.id, [
-        { account: accounts.available(merchantId), amount: -(paid - c.fee), merchantId },
-        { account: accounts.platformFees, amount: -c.fee },
-        { account: accounts.refundsInProgress, amount: paid },
-      ]).catch((err: unknown) => {
-        throw err instanceof InsufficientFundsError ? new BusinessRuleError('Saldo insuficiente') : err;
-      });
-      // what open MED infractions are still owed (not yet blocked) stays out of reach of refunds too
-      await guardOwed(tx, merchantId);
-      return {
-        charge: chargeRowView(c, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true }),
-        refund: refundView(refund),
-      };
-    });
-  } catch (err) {
-    if (err instanceof UniqueConstraintViolationException) throw new ConflictError(REFUND_IN_PROGRESS);
-    throw err;
-  }
+  if (!isUuid(chargeId)) throw new NotFoundError(NOT_FOUND);
+  const prior = async () => {
+    const [r] = (await em.fork().execute<sql.RefundRow[]>(sql.REFUND_BY_KEY, [merchantId, idempotencyKey])).map(
+      sql.refundRow,
+    );
+    return r ? { ...r, requestHash: r.request_hash } : null;
+  };
+  const { result, replayed } = await createOnce(
+    idempotencyKey,
+    { chargeId, ...input },
+    {
+      find: prior,
+      replay: (r) => r,
+      create: (requestHash) =>
+        transactional(em, async (tx) => {
+          const [c] = await tx.execute<sql.ChargeForRefund[]>(sql.CHARGE_FOR_REFUND, [chargeId, merchantId]);
+          if (!c) throw new NotFoundError(NOT_FOUND);
+          if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID);
+          if (Date.now() > new Date(c.paid_at!).getTime() + REFUND_WINDOW_DAYS * 86400_000)
+            throw new BusinessRuleError(TOO_LATE);
+          if (await hasOpenInfraction(tx, c.id)) throw new ConflictError(INFRACTION_OPEN);
+          const [t] = await tx.execute<{ amount: string; fee: string }[]>(sql.REFUNDS_TAKEN, [c.id]);
+          const taken = { amount: Number(t.amount), fee: Number(t.fee) };
+          const paid = c.paid_amount ?? c.amount; // what the payer paid (a due-date charge: the amount due that day)
+          const left = paid - taken.amount;
+          const amount = input.amount ?? left;
+          if (amount < 1 || amount > left) throw new BusinessRuleError(overRefundable(left));
+          const feeAmount = refundFee({ amount: paid, fee: c.fee }, taken, amount);
+          const [refund] = (
+            await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
+              newId(),
+              merchantId,
+              c.id,
+              null,
+              c.end_to_end_id,
+              amount,
+              feeAmount,
+              input.reason ?? null,
+              c.refunded_amount,
+              idempotencyKey ?? null,
+              requestHash,
+            ])
+          ).map(sql.refundRow);
+          await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
+          // the ledger last (its rows stay locked only until the commit); refused funds (422 Saldo insuficiente) roll
+          // everything above back
+          await post(tx, 'refund.hold', refund.id, refundPostings('hold', { amount, feeAmount, merchantId }));
+          // what open MED infractions are still owed (not yet blocked) stays out of reach of refunds too
+          await guardOwed(tx, merchantId);
+          return refund;
+        }),
+    },
+  );
+  return { ...(await creationBody(deps, em, merchantId, result)), replayed };
+}
+
+/**
+ * The body a refund's creation answers (and its replay): the charge as it was then — PAID, refundedAmount what its
+ * refunds had completed before — and the refund PROCESSING, whatever happened to either since.
+ */
+async function creationBody(deps: Pick<Services, 'config'>, em: EntityManager, merchantId: string, r: sql.RefundRow) {
+  const [c] = await em.fork().execute<sql.ChargeForRefund[]>(sql.MERCHANT_CHARGE, [r.charge_id, merchantId]);
+  const charge = { ...c, status: 'PAID' as const, refunded_at: null, refunded_amount: r.refunded_before ?? 0 };
+  const refund = { ...r, status: 'PROCESSING' as const, failure_reason: null, completed_at: null, failed_at: null };
+  const opts = { publicBaseUrl: deps.config.publicBaseUrl, tracking: true };
+  return { charge: chargeRowView(charge, opts), refund: refundView(refund) };
+}
+
+// GET /v1/charges/:id/refunds: every refund of the charge, newest first.
+export async function listRefunds(em: EntityManager, merchantId: string, chargeId: string) {
+  if (!isUuid(chargeId)) throw new NotFoundError(NOT_FOUND);
+  const [c] = await em.execute<sql.ChargeForRefund[]>(sql.MERCHANT_CHARGE, [chargeId, merchantId]);
+  if (!c) throw new NotFoundError(NOT_FOUND);
+  const rows = await em.execute<sql.RefundRow[]>(sql.CHARGE_REFUNDS, [c.id]);
+  return { refunds: rows.map(sql.refundRow).map(refundView) };
 }

@@ -1,5 +1,5 @@
 // Every statement of the refunds module (run through MikroORM: `?` parameters) and the rows they return: the refunds
-// and unmatched_payments tables, and the charge a refund reads (locked, and its split).
+// and unmatched_payments tables, and the charge a refund reads (locked, with its payer, and its split).
 import { statuses, type Transition } from '../platform/sql.ts';
 import { PAYER_NAME, type MerchantChargeRow } from '../charges/charges.sql.ts';
 
@@ -16,6 +16,11 @@ export type RefundRow = {
   updated_at: string;
   completed_at: string | null;
   failed_at: string | null;
+  fee_amount: number; // what the platform gives back of the fee (refunds.money.ts)
+  reason: string | null;
+  refunded_before: number | null; // the charge's refunded_amount when it was created
+  idempotency_key: string | null;
+  request_hash: string | null;
 };
 
 // The amount columns are bigint (a payment's valor reaches the API Pix's 9 999 999 999.99), which node-postgres reads
@@ -23,11 +28,33 @@ export type RefundRow = {
 type Raw<T extends { amount: number }> = Omit<T, 'amount'> & { amount: number | string };
 export const refundRow = (r: Raw<RefundRow>): RefundRow => ({ ...r, amount: Number(r.amount) });
 
+// A new devolução, PROCESSING. Parameters: id, merchant_id, charge_id, unmatched_payment_id, end_to_end_id, amount,
+// fee_amount, reason, refunded_before, idempotency_key, request_hash.
 export const INSERT_REFUND = `
   insert into refunds (id, created_at, updated_at, merchant_id, charge_id, unmatched_payment_id, end_to_end_id, amount,
-                       status)
-  values (?, now(), now(), ?, ?, ?, ?, ?, 'PROCESSING')
+                       fee_amount, reason, refunded_before, idempotency_key, request_hash, status)
+  values (?, now(), now(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'PROCESSING')
   returning *`;
+
+// What a charge's refunds took back or are taking back (COMPLETED and PROCESSING): the amount, and the platform's share
+// of it (the fee given back). Read with the charge locked.
+export const REFUNDS_TAKEN = `
+  select coalesce(sum(amount), 0) as amount, coalesce(sum(fee_amount), 0) as fee
+    from refunds
+   where charge_id = ? and status in ('PROCESSING', 'COMPLETED')`;
+
+// A charge's refunds, newest first (GET /v1/charges/:id/refunds).
+export const CHARGE_REFUNDS = `
+  select *
+    from refunds
+   where charge_id = ?
+   order by created_at desc, id desc`;
+
+// The refund a merchant created with this idempotency key (parameters: merchant id, key).
+export const REFUND_BY_KEY = `
+  select *
+    from refunds
+   where merchant_id = ? and idempotency_key = ?`;
 
 // A refund's outcome, once (guarded by `from`, the table of refunds.states.ts). Parameters: reason (FAIL only), id.
 type RefundT = Transition<RefundRow['status']>;
@@ -122,7 +149,7 @@ export const UNMATCHED_LIST = (where: string) => `
    order by u.created_at desc, u.id desc
    limit ?`;
 
-// refunds:failed (operators): merchants' refunds the acquirer did not make (the charge is PAID again).
+// refunds:failed (operators): merchants' refunds the acquirer did not make (their hold went back).
 export const FAILED_REFUNDS = `
   select r.*, c.txid
     from refunds r
@@ -131,13 +158,15 @@ export const FAILED_REFUNDS = `
    order by r.failed_at desc
    limit ?`;
 
-// A merchant's charge, locked (a refund request serialises on it, as an infraction opening does), with its payer.
-export type ChargeForRefund = MerchantChargeRow;
-export const CHARGE_FOR_REFUND = `
+// A merchant's charge with its payer (parameters: charge id, merchant id); CHARGE_FOR_REFUND locks it (a refund
+// request serialises on it, as a refund's completion and an infraction do).
+export type ChargeForRefund = MerchantChargeRow & { refunded_amount: number };
+export const MERCHANT_CHARGE = `
   select c.*, ${PAYER_NAME('c')} as customer_name, cu.document as customer_document
     from charges c
     left join customers cu on cu.id = c.customer_id
-   where c.id = ? and c.merchant_id = ?
+   where c.id = ? and c.merchant_id = ?`;
+export const CHARGE_FOR_REFUND = `${MERCHANT_CHARGE}
      for update of c`;
 
 // The charge of a refund, locked before the refund changes (the lock order, docs/architecture.md: charge, refunds,

@@ -5,7 +5,9 @@ import { newId } from '../platform/base.entity.ts';
 import { pgArray } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
-import { markRefunded } from '../charges/charges.states.ts';
+import { refundCompleted } from '../charges/charges.states.ts';
+import { refundView } from '../charges/charges.view.ts';
+import { refundPostings } from './refunds.money.ts';
 import type { UnmatchedReason } from './unmatched-payment.entity.ts';
 import * as sql from './refunds.sql.ts';
 import { transactional } from '../platform/transaction.ts';
@@ -14,8 +16,9 @@ import { transactional } from '../platform/transaction.ts';
  * Money going back to payers: devoluções (refunds) and the payments that could pay no charge (unmatched). A devolução
  * is requested by a merchant (refunds.service.ts) or by settlement (recordUnmatched), and is final only when the
  * acquirer says so; until then its amount sits on a suspense account of the ledger:
- * - a merchant's refund holds the charge's net (from the merchant's available balance) and fee (from the platform) on
- *   suspense:refunds; COMPLETED (DEVOLVIDO) -> the charge REFUNDED, the money out; FAILED (NAO_REALIZADO) -> both back.
+ * - a merchant's refund (all or part of a charge, several at once) holds its amount on suspense:refunds, the merchant's
+ *   share from its available balance and the platform's share of the fee (refunds.money.ts); COMPLETED (DEVOLVIDO) ->
+ *   the charge's refundedAmount grows (REFUNDED once it is all), the money out; FAILED (NAO_REALIZADO) -> both back.
  * - an unmatched payment is held on suspense:unmatched and returned; RETURN_FAILED keeps it there for an operator.
  */
 export const REFUND_TRANSITIONS = {
@@ -64,6 +67,11 @@ export async function recordUnmatched(
     u.id,
     u.end_to_end_id,
     u.amount,
+    0,
+    null,
+    null,
+    null,
+    null,
   ]);
   await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
   await post(tx, 'payment.unmatched', u.id, [
@@ -93,9 +101,17 @@ export async function releaseHeld(tx: EntityManager, endToEndIds: string[]): Pro
 export async function sendRefund(deps: Deps, refundId: string): Promise<void> {
   const [r] = (await deps.orm.em.fork().execute<sql.RefundRow[]>(sql.REFUND_BY_ID, [refundId])).map(sql.refundRow);
   if (!r || r.status !== 'PROCESSING') return;
-  const result = await deps.acquirer.refund({ endToEndId: r.end_to_end_id, refundId: r.id, amount: r.amount });
+  const result = await deps.acquirer.refund({
+    endToEndId: r.end_to_end_id,
+    refundId: r.id,
+    amount: r.amount,
+    ...(r.reason ? { description: r.reason } : {}),
+  });
   await applyRefundResult(deps, r.id, result);
 }
+
+const reasonOf = (result: RefundResult) =>
+  (result.failureReason ?? 'Devolução não realizada pelo adquirente').slice(0, 255);
 
 // What the acquirer says of a devolução, applied once: every outcome is a guarded UPDATE with its postings and event.
 export async function applyRefundResult(deps: Deps, refundId: string, result: RefundResult): Promise<void> {
@@ -106,31 +122,33 @@ export async function applyRefundResult(deps: Deps, refundId: string, result: Re
   const done = await transactional(deps.orm.em.fork(), async (tx) => {
     // the charge first, as a refund request and an infraction lock it (the lock order): none for an unmatched payment
     const [c] = await tx.execute<sql.ChargeOfRefund[]>(sql.LOCK_CHARGE_OF_REFUND, [refundId]);
-    if (result.status === 'COMPLETED') {
-      const [r] = (await tx.execute<sql.RefundRow[]>(COMPLETE_REFUND, [refundId])).map(sql.refundRow);
-      if (!r) return null;
-      if (c) await markRefunded(deps, tx, c.id);
-      else await tx.execute(RETURNED, [r.unmatched_payment_id]);
-      const from = c ? accounts.refundsInProgress : accounts.unmatchedPayments;
-      await post(tx, c ? 'refund.complete' : 'unmatched.return', r.id, [
-        { account: from, amount: -r.amount },
-        { account: accounts.acquirerSettlement, amount: r.amount },
-      ]);
+    const completed = result.status === 'COMPLETED';
+    const [r] = (
+      completed
+        ? await tx.execute<sql.RefundRow[]>(COMPLETE_REFUND, [refundId])
+        : await tx.execute<sql.RefundRow[]>(FAIL_REFUND, [reasonOf(result), refundId])
+    ).map(sql.refundRow);
+    if (!r) return null; // settled already
+    if (!c) {
+      // an unmatched payment's return: RETURNED (the money out) or RETURN_FAILED (kept on suspense for an operator)
+      await tx.execute(completed ? RETURNED : RETURN_FAILED, [r.unmatched_payment_id]);
+      if (completed)
+        await post(tx, 'unmatched.return', r.id, [
+          { account: accounts.unmatchedPayments, amount: -r.amount },
+          { account: accounts.acquirerSettlement, amount: r.amount },
+        ]);
       return r;
     }
-    const reason = (result.failureReason ?? 'Devolução não realizada pelo adquirente').slice(0, 255);
-    const [r] = (await tx.execute<sql.RefundRow[]>(FAIL_REFUND, [reason, refundId])).map(sql.refundRow);
-    if (!r) return null;
-    if (c) {
-      // the hold goes back where it came from: the charge is simply PAID again
-      await post(tx, 'refund.release', r.id, [
-        { account: accounts.refundsInProgress, amount: -r.amount },
-        { account: accounts.available(c.merchant_id), amount: r.amount - c.fee, merchantId: c.merchant_id },
-        { account: accounts.platformFees, amount: c.fee },
-      ]);
-    } else {
-      await tx.execute(RETURN_FAILED, [r.unmatched_payment_id]);
-    }
+    // a merchant's refund: COMPLETED adds to the charge's refundedAmount (REFUNDED once it is all, charge.refunded
+    // either way) and sends the money out; FAILED gives the hold back, the charge is simply as it was
+    const money = { amount: r.amount, feeAmount: r.fee_amount, merchantId: c.merchant_id };
+    if (completed) await refundCompleted(deps, tx, c.id, refundView(r));
+    await post(
+      tx,
+      completed ? 'refund.complete' : 'refund.release',
+      r.id,
+      refundPostings(completed ? 'complete' : 'release', money),
+    );
     return r;
   });
   if (done?.status === 'FAILED') {

@@ -118,9 +118,11 @@ export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
         throw portError(err);
       }
     },
-    async refund({ endToEndId, refundId, amount }) {
+    // each refund is its own devolução (its id ours): a charge refunded in parts has several
+    async refund({ endToEndId, refundId, amount, description }) {
+      const descricao = description ? payerText(description, 140) || undefined : undefined;
       return refundOf(
-        await call(() => client.putDevolucao(endToEndId, pspId(refundId), { amount, natureza: 'ORIGINAL' })),
+        await call(() => client.putDevolucao(endToEndId, pspId(refundId), { amount, natureza: 'ORIGINAL', descricao })),
       );
     },
     async getRefund({ endToEndId, refundId }) {
