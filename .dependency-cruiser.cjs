@@ -12,6 +12,7 @@ const MAY_IMPORT = {
   merchants: ['auth', 'platform', 'pix'],
   ledger: ['merchants', 'auth', 'platform'],
   webhooks: ['merchants', 'auth', 'platform'],
+  events: ['webhooks', 'merchants', 'auth', 'platform'],
   'pix-keys': ['webhooks', 'merchants', 'auth', 'platform', 'pix'],
   charges: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   infractions: ['charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],

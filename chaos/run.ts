@@ -1,8 +1,9 @@
 // npm run chaos: the service as separate processes on one PostgreSQL, under a steady load of charges, payments (some
 // racing the expiry sweep), refunds, withdrawals and bad input, while the worker and the webhook daemon are killed with
 // SIGKILL four times each and PostgreSQL is crashed once; webhook receivers answer 500, hang past the timeout or drop
-// the connection. Then it waits for the system to settle and checks that no money and no event was lost, and reports
-// the recovery time per queue. Exit code 1 when a check fails. Only 127.0.0.1 is ever the target.
+// the connection; two merchants' clients of the event stream (SSE) connect during the load, are cut off four times
+// and resume with Last-Event-ID. Then it waits for the system to settle and checks that no money and no event was lost
+// (and that each stream client saw every event once, in commit order), and reports the recovery time per queue. Exit code 1 when a check fails. Only 127.0.0.1 is ever the target.
 // `npm run chaos -- --pgbouncer`: the three processes reach PostgreSQL only through a PgBouncer in transaction pooling
 // mode (DATABASE_POOL_MODE=transaction, no direct URL: the worker and the daemon poll their queues).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { startFlaky, startRecorder } from './lib/receivers.ts';
 import { createLoad, type Merchant } from './lib/load.ts';
 import { createRecoveryMonitor } from './lib/recovery.ts';
 import { runChecks, settled, type Check, type Window } from './lib/checks.ts';
+import { startStreamClient, type StreamClient } from './lib/stream.ts';
 import { startPgBouncer, type PgBouncer } from '../test/support/pgbouncer.ts';
 
 const knob = (name: string, fallback: number) => Number(process.env[name] || fallback);
@@ -89,7 +91,21 @@ try {
       await monitor.kill(p.name, p.kill);
       say(`killed the ${p.name} (SIGKILL); its supervisor restarts it`);
     });
+  // two merchants' event stream clients: they connect during the load, are cut off (by themselves, and by the
+  // PostgreSQL crash), and resume with Last-Event-ID
+  const streams: StreamClient[] = [];
   const chaos = Promise.all([
+    at(0.1).then(() => {
+      for (const m of merchants.slice(0, 2))
+        streams.push(startStreamClient(base, m.apiKey, m.merchantId, `stream client ${m.index + 1}`));
+      say(`${streams.length} event stream clients connected`);
+    }),
+    ...[0.3, 0.45, 0.65, 0.85].map((f) =>
+      at(f).then(() => {
+        for (const c of streams) c.disconnect();
+        say('event stream clients disconnected: they resume with Last-Event-ID');
+      }),
+    ),
     ...[0.08, 0.26, 0.72, 0.88].map((f) => killAt(f, worker)),
     ...[0.17, 0.35, 0.8, 0.96].map((f) => killAt(f, daemon)),
     at(0.55).then(async () => {
@@ -131,6 +147,7 @@ try {
     [s.undelivered, recorder.url],
   );
   await monitor.stop();
+  const streamChecks = (await Promise.all(streams.map((c) => c.finish(db.url, 30_000)))).flat();
 
   const { checks, delays, duplicates } = await runChecks({
     url: db.url,
@@ -142,6 +159,7 @@ try {
     since,
   });
   checks.unshift({ check: 'settled within the deadline', value: `${(drainMs / 1000).toFixed(1)} s`, ok: s.done });
+  checks.push(...streamChecks);
   for (const p of procs)
     checks.push({ check: `${p.name}: killed / died on its own`, value: `${p.kills} / ${p.unexpectedExits}`, ok: true });
 

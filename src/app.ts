@@ -22,12 +22,18 @@ import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infract
 import { sandboxRoutes } from './payments/sandbox.routes.ts';
 import { paymentPageRoutes } from './payment-page/payment-page.routes.ts';
 import { observability } from './observability.ts';
+import { eventRoutes } from './events/events.routes.ts';
+import type { EventStreams } from './events/streams.ts';
 
-// The HTTP API: every route under /v1, JSON in and out, one error handler.
-export function createApp(deps: Deps, inflight = inflightTracker()): express.Express {
+// The HTTP API: every route under /v1, JSON in and out (and the events stream), one error handler. `streams` is this
+// process' event stream hub (src/events/streams.ts): its owner closes it on shutdown.
+export function createApp(
+  deps: Deps,
+  { streams, inflight = inflightTracker() }: { streams: EventStreams; inflight?: ReturnType<typeof inflightTracker> },
+): express.Express {
   const { config, orm, logger } = deps;
   const app = express();
-  const probes = observability(deps);
+  const probes = observability(deps, streams);
   app.use(probes.middleware);
   app.use(inflight.middleware);
   app.disable('x-powered-by');
@@ -77,6 +83,7 @@ export function createApp(deps: Deps, inflight = inflightTracker()): express.Exp
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
+  app.use('/v1/events', authenticate, eventRoutes(deps, streams));
   app.use(apiDocsRoutes());
 
   app.use(notFoundRoute);

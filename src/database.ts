@@ -20,6 +20,12 @@ import { Withdrawal } from './withdrawals/withdrawal.entity.ts';
 import { WithdrawalCount } from './withdrawals/withdrawal-count.entity.ts';
 import { SandboxTransfer } from './acquirer/sandbox-transfer.entity.ts';
 import { Infraction } from './infractions/infraction.entity.ts';
+import {
+  EventCount,
+  EventStreamConnection,
+  EventStreamPending,
+  EventStreamPosition,
+} from './events/event-stream.entity.ts';
 
 export const entities = [
   User,
@@ -35,6 +41,10 @@ export const entities = [
   LedgerTransaction,
   LedgerEntry,
   Event,
+  EventCount,
+  EventStreamPosition,
+  EventStreamPending,
+  EventStreamConnection,
   Webhook,
   WebhookDelivery,
   Withdrawal,

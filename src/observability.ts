@@ -5,6 +5,8 @@ import { healthRoutes } from './platform/health.ts';
 import { queueMetrics } from './platform/queue-metrics.ts';
 import { chargeMetrics } from './charges/charges.metrics.ts';
 import { failedDeliveries } from './webhooks/webhooks.metrics.ts';
+import { eventStreamMetrics } from './events/events.metrics.ts';
+import type { EventStreams } from './events/streams.ts';
 
 const PGBOSS_VERSION = `
   select version
@@ -12,15 +14,19 @@ const PGBOSS_VERSION = `
 
 /**
  * The API's probes and metrics. /metrics carries this process' HTTP and Node metrics plus gauges read from the
- * database at scrape time (queues, charges, failed deliveries), which also cover the worker and the daemon where
+ * database at scrape time (queues, charges, failed deliveries, events awaiting a stream position), which also cover the worker and the daemon where
  * their own METRICS_PORT cannot be scraped. `middleware` goes first, so latency covers every other middleware.
  */
-export function observability({ orm, boss, config, logger }: Deps): { middleware: RequestHandler; routes: Router } {
+export function observability(
+  { orm, boss, config, logger }: Deps,
+  streams: EventStreams,
+): { middleware: RequestHandler; routes: Router } {
   const registry = createRegistry();
   const query: ScrapeQuery = (sql, params) => orm.em.getConnection().execute(sql, params as never[]);
   queueMetrics(registry, query, logger);
   chargeMetrics(registry, query, logger);
   failedDeliveries(registry, query, logger);
+  eventStreamMetrics(registry, query, logger, streams);
   const routes = healthRoutes({
     database: () => query('select 1'),
     // through pg-boss' own pool: the queue schema is there and its connections work

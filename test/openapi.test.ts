@@ -48,6 +48,9 @@ const EXPECTED: Record<string, string[]> = {
   '/v1/charges/{id}/refund': ['post'],
   '/v1/sandbox/charges/{id}/pay': ['post'],
   '/v1/acquirer/notifications': ['post'],
+  '/v1/events': ['get'],
+  '/v1/events/stream': ['get'],
+  '/v1/events/{id}': ['get'],
 };
 
 const methodsOf = (item: Json) =>

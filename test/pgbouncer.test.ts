@@ -16,6 +16,7 @@ import { createEmptyTestDatabase } from './support/db.ts';
 import { startPgBouncer, type PgBouncer } from './support/pgbouncer.ts';
 import { freePort } from './support/procs.ts';
 import { startReceiver, waitUntil, type Receiver } from './support/receiver.ts';
+import { openSse } from './support/sse.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const HEARTBEAT_MS = 10_000; // pg-boss checks its LISTEN registration this often (a pooler loses it)
@@ -115,6 +116,9 @@ test.serial('settlement, webhooks, listings and rate limits work behind PgBounce
   });
   t.is(reg.status, 201);
   const http = client(base, reg.body.token);
+  // the event stream, open all along: the API has no direct URL, so it polls for positions
+  const stream = await openSse(base, '/v1/events/stream', reg.body.token);
+  t.teardown(() => stream.close());
   await operator('kyc:approve', '--email', email);
   await operator('acquirer:configure', '--email', email);
   t.is((await http.post('/v1/merchants/me/pix-keys', { type: 'EMAIL', key: email })).status, 201);
@@ -148,6 +152,15 @@ test.serial('settlement, webhooks, listings and rate limits work behind PgBounce
   const list = (await http.get('/v1/charges?limit=10')).body;
   t.like(list, { total: 1, charges: [{ id: charge.id, status: 'PAID' }] });
   t.like((await http.get('/v1/merchants/me/withdrawals')).body, { total: 1 });
+
+  // the stream saw every event, in the order the listing's ids were positioned
+  const events = (await http.get('/v1/events')).body;
+  t.is(events.total, 3);
+  await stream.waitForEvents(events.total, 10_000);
+  t.deepEqual(
+    stream.events.map((e) => e.event),
+    ['pixkey.updated', 'charge.paid', 'withdraw.completed'],
+  );
 
   // the rate limiter counts every request in PostgreSQL (a named statement on a pooler would fail over to memory)
   const key = `api:${(await http.get('/v1/merchants/me')).body.merchant.id}`;

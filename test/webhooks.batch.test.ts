@@ -88,10 +88,9 @@ test('one batch: success, retry (its job written with the row), final failure, p
   await m.http.patch(`${PATH}/${paused}`, { status: 'INACTIVE' });
   const rows = async () =>
     new Map(
-      (await db.query<Row>('select * from webhook_deliveries where event_id = $1', [event.id])).rows.map((d) => [
-        d.webhook_id,
-        d,
-      ]),
+      (
+        await db.query<Row>('select * from webhook_deliveries where event_id = $1 order by webhook_id', [event.id])
+      ).rows.map((d) => [d.webhook_id, d]),
     );
   const before = await rows();
   // `/last` is on its final step: a failure there ends the schedule (it answers 200, so make it fail through the path).

@@ -6,6 +6,7 @@ import { cluster, runClusterPrimary } from '../../src/platform/cluster.ts';
 import { buildDeps, closeDeps } from '../../src/deps.ts';
 import { createApp } from '../../src/app.ts';
 import { inflightTracker } from '../../src/platform/inflight.ts';
+import { createEventStreams } from '../../src/events/streams.ts';
 
 let config;
 try {
@@ -21,13 +22,16 @@ if (config.webConcurrency > 1 && cluster.isPrimary) {
   try {
     const deps = await buildDeps(config, logger);
     const inflight = inflightTracker();
-    const server = createApp(deps, inflight).listen(config.port);
+    const streams = createEventStreams(deps);
+    const server = createApp(deps, { streams, inflight }).listen(config.port);
     await once(server, 'listening');
     server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
     logger.info({ port: config.port }, 'api listening');
     onShutdown(logger, async () => {
-      // stop accepting, let in-flight requests finish, then close pools
+      // stop accepting, end the event streams (their clients resume elsewhere), let in-flight requests finish, then
+      // close pools
       const closed = new Promise((resolve) => server.close(resolve));
+      await streams.close();
       server.closeIdleConnections();
       await closed;
       await inflight.drained(15_000); // handlers of clients that hung up are still using the pools

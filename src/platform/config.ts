@@ -189,6 +189,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'a
     withdrawalReconcileAfterSeconds: int(env, 'WITHDRAWAL_RECONCILE_AFTER_SECONDS', 30, 1),
     // a refund (devolução) still in progress this long after its last change is asked about again
     refundReconcileAfterSeconds: int(env, 'REFUND_RECONCILE_AFTER_SECONDS', 30, 1),
+    // events and webhook delivery logs older than this are deleted by the worker (0: kept forever)
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 30),
     // MED: the merchant's window to send a defence after an infraction opens (when the PSP gives none)
     infractionDefenseHours: int(env, 'INFRACTION_DEFENSE_HOURS', 72, 1),
     // the worker's and the daemon's own /metrics and /healthz (the API serves them on PORT); METRICS_TOKEN guards both

@@ -59,6 +59,7 @@ export const QUEUES = {
   infractionsCover: queue<CoverJob>('infractions.cover'), // worker, scheduled: block credits owed to open infractions
   infractionsPoll: queue('infractions.poll'), // worker, scheduled (apipix): open and settle infractions the PSP lists
   countersFold: queue('counters.fold'), // worker, scheduled: fold the listing counters' +1/-1 rows
+  eventsPrune: queue('events.prune'), // worker, scheduled: delete events and delivery logs past the retention window
   webhookDeliver: queue<DeliverJob>('webhook.deliver'), // daemon: one attempt of one delivery (enqueued with its event)
 } as const;
 
@@ -78,6 +79,10 @@ const deadLetterOf = (name: string) => (name === QUEUES.acquirerNotification ? Q
 export const HEARTBEAT_SECONDS = 10;
 export const SUPERVISE_SECONDS = 5;
 export const RECOVERY_POLL_SECONDS = 2;
+// How often the supervising process (the worker) deletes jobs past their queue's deleteAfterSeconds (completed,
+// failed) or retentionSeconds (never run): pg-boss' default is once a day, one statement for a whole day of jobs.
+// Every five minutes, each statement deletes five minutes' worth.
+const MAINTENANCE_SECONDS = 300;
 
 const EXPIRE_IN_SECONDS: Record<string, number> = {
   [QUEUES.paymentUnsettled]: 300, // one acquirer call and one transaction per notification
@@ -91,6 +96,7 @@ const EXPIRE_IN_SECONDS: Record<string, number> = {
   [QUEUES.chargeCancel]: 300,
   [QUEUES.paymentsReconcile]: 900,
   [QUEUES.countersFold]: 300,
+  [QUEUES.eventsPrune]: 3600, // a backlog of old rows, a thousand per statement
   [QUEUES.infractionsCover]: 300,
   [QUEUES.infractionsPoll]: 900,
   [QUEUES.webhookDeliver]: 300, // a batch of POSTs, each bounded by WEBHOOK_TIMEOUT_MS
@@ -153,6 +159,7 @@ export async function createBoss(
     useListenNotify: opts.listenUrl !== undefined,
     supervise: opts.supervise ?? false,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
+    maintenanceIntervalSeconds: MAINTENANCE_SECONDS,
     monitorIntervalSeconds: SUPERVISE_SECONDS,
     schedule: opts.schedule ?? false,
   });

@@ -4,6 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import type { Query } from '../platform/pg.ts';
 import { pgTx } from '../platform/sql.ts';
+import { isUuid } from '../platform/base.entity.ts';
 import { Event, type IEvent } from './event.entity.ts';
 import type { EventType } from './catalog.ts';
 import { newDeliveryId } from './signing.ts';
@@ -29,7 +30,9 @@ export async function recordEvent(
 export async function recordEvents(em: EntityManager, boss: PgBoss, events: NewEvent[]): Promise<IEvent[]> {
   if (events.length === 0) return [];
   if (!em.isInTransaction()) throw new Error('recordEvents must run inside the transaction of the change it reports');
-  const created = events.map((e) => em.create(Event, { merchant: e.merchantId, type: e.type, data: e.data }));
+  const created = events.map((e) =>
+    em.create(Event, { merchant: e.merchantId, type: e.type, resourceId: resourceIdOf(e.data), data: e.data }),
+  );
   await em.flush();
   const { query, jobs } = pgTx(em);
   await createDeliveries(
@@ -47,9 +50,20 @@ export async function recordEvents(em: EntityManager, boss: PgBoss, events: NewE
   return created;
 }
 
+// The resource an event is about: the id in its data (a charge, withdrawal, PIX key or infraction), when it is a UUID.
+const resourceIdOf = (data: Record<string, unknown>): string | null =>
+  typeof data.id === 'string' && isUuid(data.id) ? data.id : null;
+
+// An event as the API and the stream show it, and as webhooks deliver it: `{ id, event, createdAt, data }`.
+export const eventBody = (e: { id: string; type: string; data: unknown; created_at: Date | string }) => ({
+  id: e.id,
+  event: e.type,
+  createdAt: new Date(e.created_at).toISOString(),
+  data: e.data,
+});
+
 // The delivered body, serialised once per event: every subscriber, retry and replay sends these exact bytes.
-export const payloadOf = (e: EventRow): string =>
-  JSON.stringify({ id: e.id, event: e.type, createdAt: new Date(e.created_at).toISOString(), data: e.data });
+export const payloadOf = (e: EventRow): string => JSON.stringify(eventBody(e));
 
 const INSERT_CHUNK = 1000;
 

@@ -9,6 +9,7 @@ import { buildDeps, closeDeps, type Deps } from '../../src/deps.ts';
 import { startWorker } from '../../src/worker.ts';
 import { startDeliveryDaemon } from '../../src/webhooks/daemon.ts';
 import { createTestDatabase } from './db.ts';
+import { createEventStreams, type EventStreams } from '../../src/events/streams.ts';
 
 export type TestApp = {
   baseUrl: string;
@@ -17,6 +18,7 @@ export type TestApp = {
   orm: MikroORM;
   boss: PgBoss;
   deps: Deps;
+  streams: EventStreams;
   close: () => Promise<void>;
 };
 
@@ -38,7 +40,8 @@ export async function startTestApp(
   const logger = opts.logger ?? createLogger(config.logLevel, 'test-api');
   const deps = await buildDeps(config, logger, {}, opts.clock);
   const { orm, boss } = deps;
-  const server: Server = createApp(deps).listen(0, '127.0.0.1');
+  const streams = createEventStreams(deps, { credentialCheckMs: 500 }); // a revoked key's stream ends within a test
+  const server: Server = createApp(deps, { streams }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -48,7 +51,9 @@ export async function startTestApp(
     orm,
     boss,
     deps,
+    streams,
     async close() {
+      await streams.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await boss.stop({ graceful: false });
