@@ -635,6 +635,7 @@ test('charges as charge.view.ts returns them fit Charge, ChargeWithTracking (ref
     created_at: LATER.toISOString(),
     completed_at: LATER.toISOString(),
     failed_at: null,
+    split_shares: [{ merchantId: '019a8f3c-6a00-7b11-8a2b-3c4d5e6f7a8c', amount: 120 }],
   });
   const partly = {
     ...chargeView({ ...charge, refundedAmount: 400 }, customer, { publicBaseUrl, tracking: true }),

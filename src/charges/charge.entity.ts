@@ -5,6 +5,7 @@ import { Customer } from './customer.entity.ts';
 import { countTrigger } from '../platform/counters.ts';
 import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
 import type { Components } from './due-date.ts';
+import type { ChargeSplit } from './splits.ts';
 
 export const CHARGE_STATUSES = ['PENDING', 'PAID', 'FAILED', 'CANCELED', 'REFUNDED'] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
@@ -106,6 +107,9 @@ export const Charge = defineEntity({
     // set by the payment: what the payer paid, and (DUE_DATE) what it was made of
     paidAmount: p.integer().nullable(),
     components: p.json<Components>().nullable(),
+    // the owner's net amount shared with other merchants (src/charges/splits.ts), in the order given: each amount
+    // known at creation, or (a bps split of a due-date charge) set by the payment; null when the charge has none
+    splits: p.json<ChargeSplit[]>().nullable(),
   },
 });
 

@@ -10,7 +10,7 @@ import type { ChargeStatus } from './charge.entity.ts';
 import { isCalendarDate, saoPauloDate } from './due-date.ts';
 import { DUE_DATE_FIELDS } from './due-date.validation.ts';
 
-const INPUT_FIELDS = ['amount', 'description', 'expiresIn', 'customer', 'tracking', ...DUE_DATE_FIELDS];
+const INPUT_FIELDS = ['amount', 'description', 'expiresIn', 'customer', 'tracking', 'splits', ...DUE_DATE_FIELDS];
 
 // /v1/charges (spec 4.6, 4.7; contract Charges, Charges with a due date).
 export function chargeRoutes(deps: AcquirerDeps): Router {

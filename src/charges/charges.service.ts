@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import type { Services } from '../platform/services.ts';
 import type { MerchantSnapshot } from '../auth/principal.ts';
-import { ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.ts';
+import { BusinessRuleError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
@@ -14,6 +14,7 @@ import { Charge, type ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { addDays, endOfSaoPauloDay, saoPauloDate } from './due-date.ts';
 import { DEFAULT_VALIDITY_DAYS } from './due-date.validation.ts';
+import { pendingSplits, resolveSplits, splitsFit, type ChargeSplit, type SplitInput } from './splits.ts';
 import {
   chargeRowView,
   chargeView,
@@ -38,6 +39,7 @@ export type CreateChargeInput = {
   expiresIn?: number;
   customer?: CustomerInput;
   tracking?: Record<string, string>;
+  splits?: SplitInput[];
 } & Partial<DueDateInput>;
 
 export const DEFAULT_EXPIRES_IN = 86400;
@@ -61,6 +63,51 @@ async function missingPrerequisites(em: EntityManager, merchantId: string): Prom
     !m.has_pix_key && PREREQUISITE_MESSAGES.pixKey,
   ].filter(Boolean);
   return new ForbiddenError(missing.join('; ') || 'Pré-requisitos da cobrança mudaram; tente novamente');
+}
+
+// Why a merchant cannot receive a split of this charge (null: it can).
+function recipientProblem(repeated: boolean, owner: boolean, r: sql.RecipientRow | undefined) {
+  if (owner) return 'é o próprio dono da cobrança';
+  if (repeated) return 'aparece mais de uma vez';
+  if (!r) return 'não é um merchant da plataforma';
+  if (r.status !== 'ACTIVE') return 'está bloqueado';
+  if (r.kyc_status !== 'APPROVED') return 'não tem KYC aprovado';
+  return null;
+}
+
+/**
+ * The splits of a new charge, as it keeps them (null: none): an immediate charge's resolved on its net amount now
+ * (its fee is final), a due-date charge's `bps` splits left for the payment. 400 when they do not fit in the net amount;
+ * 422 naming each recipient that is not another ACTIVE merchant with KYC APPROVED, listed once. A recipient blocked
+ * or refused after this still gets its split at payment (docs/decisions.md).
+ */
+async function splitsFor(
+  em: EntityManager,
+  ownerId: string,
+  splits: SplitInput[] | undefined,
+  net: number | null,
+): Promise<ChargeSplit[] | null> {
+  if (!splits) return null;
+  if (!splitsFit(net ?? 1, splits))
+    throw new ValidationError([
+      {
+        field: 'splits',
+        message:
+          net === null
+            ? 'a soma dos bps dos splits passa de 10000 (100% do valor líquido)'
+            : `a soma dos splits passa do valor líquido da cobrança (${net} centavos: amount - fee)`,
+      },
+    ]);
+  const ids = splits.map((x) => x.merchantId);
+  const found = new Map(
+    (await em.execute<sql.RecipientRow[]>(sql.RECIPIENTS, [`{${ids.join(',')}}`])).map((r) => [r.id, r]),
+  );
+  const problems = ids.flatMap((id, i) => {
+    const why = recipientProblem(ids.indexOf(id) !== i, id === ownerId, found.get(id));
+    return why ? [`splits[${i}].merchantId ${id} ${why}`] : [];
+  });
+  if (problems.length) throw new BusinessRuleError(`Recebedor de split inválido: ${problems.join('; ')}`);
+  return net === null ? pendingSplits(splits) : resolveSplits(net, splits);
 }
 
 type NewCharge = ChargeFields & {
@@ -103,6 +150,7 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     json(c.interest),
     c.feeBps,
     c.feeFixed,
+    json(c.splits),
   ];
   const payer = [customer?.name, customer?.email ?? null, customer?.phone ?? null]; // the charge's own copy
   const guard = [c.merchantId, c.merchantId];
@@ -189,6 +237,7 @@ export async function createCharge(
         throw new ValidationError([
           { field: 'dueDate', message: 'dueDate não pode ser anterior a hoje (America/Sao_Paulo)' },
         ]);
+      const splits = await splitsFor(em, merchantId, input.splits, due ? null : input.amount - fee);
       const id = newId();
       const txid = txidFor(id, merchantId, idempotencyKey);
       const { qrCode, location } = await deps.acquirer.createCharge({
@@ -214,6 +263,7 @@ export async function createCharge(
           : { type: 'IMMEDIATE', expiresIn, expiresAt: new Date(createdAt.getTime() + expiresIn * 1000) }),
         tracking: input.tracking ?? null,
         qrCode,
+        splits,
       };
       const inserted = await insertCharge(
         em,

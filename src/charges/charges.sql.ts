@@ -5,6 +5,7 @@ import { statuses, type Transition } from '../platform/sql.ts';
 import type { ChargeStatus, ChargeType } from './charge.entity.ts';
 import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
 import type { Components } from './due-date.ts';
+import type { ChargeSplit } from './splits.ts';
 
 // A transition's statement takes its row of CHARGE_TRANSITIONS (charges.states.ts): `from` guards it, `to` is set.
 type T = Transition<ChargeStatus>;
@@ -44,17 +45,18 @@ export type ChargeRow = {
   interest: Interest | null;
   paid_amount: number | null;
   components: Components | null;
+  splits: ChargeSplit[] | null;
 };
 export type MerchantChargeRow = ChargeRow & { merchant_id: string };
 
 // The columns a charge's view reads beyond the immediate charge's (the listing names them with its alias).
 const DUE_DATE_COLUMNS = (a: string) =>
   `${a}.type, ${a}.due_date, ${a}.validity_after_due_days, ${a}.rebate, ${a}.discount, ${a}.fine, ${a}.interest,
-         ${a}.paid_amount, ${a}.components`;
+         ${a}.paid_amount, ${a}.components, ${a}.splits`;
 
 const CHARGE_COLUMNS = `id, created_at, updated_at, merchant_id, txid, amount, fee, description, status, expires_in,
   expires_at, customer_id, payer_name, payer_email, payer_phone, tracking, location, qr_code, idempotency_key,
-  request_hash, type, due_date, validity_after_due_days, rebate, discount, fine, interest, fee_bps, fee_fixed`;
+  request_hash, type, due_date, validity_after_due_days, rebate, discount, fine, interest, fee_bps, fee_fixed, splits`;
 
 // The prerequisites, checked inside the insert itself: no charge can slip in after KYC, the acquirer account or the
 // last PIX key went away, whatever the timing. Parameters: merchant id twice.
@@ -64,11 +66,11 @@ const ONBOARDED = `exists (
           where m.id = ? and m.kyc_status = 'APPROVED' and m.acquirer_account_id is not null)
      and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')`;
 
-// A new charge without a payer, guarded by the prerequisites. Parameters: the 25 values of CHARGE_COLUMNS but the
+// A new charge without a payer, guarded by the prerequisites. Parameters: the 26 values of CHARGE_COLUMNS but the
 // customer and payer's, then the guard's.
 export const INSERT_CHARGE = `
   insert into charges (${CHARGE_COLUMNS})
-  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, null, null, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+  select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, null, null, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
    where ${ONBOARDED}
   returning id`;
 
@@ -87,7 +89,7 @@ export const INSERT_CHARGE_WITH_CUSTOMER = `
   ),
   ins as (
     insert into charges (${CHARGE_COLUMNS})
-    select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+    select ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
       from c
   )
   select id, name, document
@@ -99,6 +101,13 @@ export const PREREQUISITES = `
          exists (select 1 from pix_keys k where k.merchant_id = m.id and k.status = 'ACTIVE') as has_pix_key
     from merchants m
    where m.id = ?`;
+
+// The merchants named as split recipients (parameter: an array of ids), with what makes them fit to receive one.
+export const RECIPIENTS = `
+  select id, status, kyc_status
+    from merchants
+   where id = any(?::uuid[])`;
+export type RecipientRow = { id: string; status: string; kyc_status: string };
 
 // The charges listing (countedPage): the charge and its payer.
 export const CHARGE_PAGE: PageSpec = {
@@ -115,7 +124,8 @@ export const CHARGE_PAGE: PageSpec = {
 /**
  * pay: one UPDATE for notifications of distinct charges (parameters: arrays of txid, end_to_end_id, amount, paid_at,
  * then, for a charge with a due date, whether the payment is the amount due on its day (with the components the
- * acquirer reported, if any), the fee on it and its components as JSON; null for an immediate charge). Amounts as
+ * acquirer reported, if any), the fee on it, its components and its splits resolved on its net amount, as JSON; null
+ * for an immediate charge, whose splits were resolved at creation). Amounts as
  * bigint: a payment may carry more than any charge, and then pays none.
  * The charges are locked first, in txid order (the UPDATE reaches a row only through `locked`), so two batches sharing
  * charges never wait on each other crosswise. A charge is paid by a payment of its amount (a due-date charge: of the
@@ -125,8 +135,9 @@ export const CHARGE_PAGE: PageSpec = {
 export const PAY = (t: T) => `
   with n as (
     select *
-      from unnest(?::text[], ?::text[], ?::bigint[], ?::timestamptz[], ?::boolean[], ?::bigint[], ?::jsonb[])
-           as n(txid, end_to_end_id, amount, paid_at, due_matches, due_fee, due_components)
+      from unnest(?::text[], ?::text[], ?::bigint[], ?::timestamptz[], ?::boolean[], ?::bigint[], ?::jsonb[],
+                  ?::jsonb[])
+           as n(txid, end_to_end_id, amount, paid_at, due_matches, due_fee, due_components, due_splits)
   ),
   locked as materialized (
     select c.id
@@ -138,7 +149,8 @@ export const PAY = (t: T) => `
   paid as (
     update charges c set status = ${statuses([t.to])}, paid_at = n.paid_at, end_to_end_id = n.end_to_end_id,
                          canceled_at = null, paid_amount = n.amount, fee = coalesce(n.due_fee, c.fee),
-                         components = n.due_components, updated_at = now()
+                         components = n.due_components, splits = coalesce(n.due_splits, c.splits),
+                         updated_at = now()
       from n
       join locked on true
      where locked.id = c.id and c.txid = n.txid and c.expires_at >= n.paid_at
@@ -152,10 +164,13 @@ export const PAY = (t: T) => `
 
 // pay: the terms of the charges with a due date among these txids (what a payment of them must be).
 export const DUE_TERMS = `
-  select txid, amount, due_date, rebate, discount, fine, interest, fee_bps, fee_fixed
+  select txid, amount, due_date, rebate, discount, fine, interest, fee_bps, fee_fixed, splits
     from charges
    where txid = any(?::text[]) and type = 'DUE_DATE'`;
-export type DueTermsRow = Pick<ChargeRow, 'txid' | 'amount' | 'rebate' | 'discount' | 'fine' | 'interest'> & {
+export type DueTermsRow = Pick<
+  ChargeRow,
+  'txid' | 'amount' | 'rebate' | 'discount' | 'fine' | 'interest' | 'splits'
+> & {
   due_date: string;
   fee_bps: number;
   fee_fixed: number;
@@ -235,6 +250,7 @@ export type RefundViewRow = {
   created_at: string;
   completed_at: string | null;
   failed_at: string | null;
+  split_shares: { merchantId: string; amount: number }[] | null;
 };
 
 // The latest refund of a charge (its view).

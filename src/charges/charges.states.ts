@@ -3,13 +3,15 @@ import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
 import { pgArray } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
-import { accounts, postMany } from '../ledger/ledger.service.ts';
+import { postMany } from '../ledger/ledger.service.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import { recordEvents } from '../webhooks/events.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { chargeRowView } from './charges.view.ts';
 import { amountDueOn, saoPauloDate, type Components } from './due-date.ts';
+import { asInputs, resolveSplits, type ChargeSplit } from './splits.ts';
+import { paymentTransactions } from './charges.money.ts';
 import { transactional } from '../platform/transaction.ts';
 
 /**
@@ -40,7 +42,7 @@ const ADD_REFUND = sql.ADD_REFUND(T.refund);
 export type PayOutcome = 'paid' | 'duplicate' | 'late' | 'already_paid' | 'unknown' | 'mismatch';
 
 // What a payment of a charge with a due date must be: the amount due on its day (São Paulo), made of these parts.
-type DueExpectation = { matches: boolean; fee: number | null; components: Components };
+type DueExpectation = { matches: boolean; fee: number | null; components: Components; splits: ChargeSplit[] | null };
 
 /**
  * The expectation for each payment of a due-date charge (null: an immediate charge, or no charge), from the terms read
@@ -63,12 +65,10 @@ async function dueExpectations(tx: EntityManager, batch: PaymentNotification[]):
     const agrees =
       !told || (['original', 'rebate', 'discount', 'fine', 'interest'] as const).every((k) => told[k] === due[k]);
     const matches = n.amount === due.final && agrees;
-    // the fee of what would pay the charge (a payment that does not is returned whole)
-    return {
-      matches,
-      fee: matches ? platformFee(n.amount, { bps: t.fee_bps, fixed: t.fee_fixed }) : null,
-      components: due,
-    };
+    // the fee of what would pay the charge (a payment that does not is returned whole), and its splits of the net
+    const fee = matches ? platformFee(n.amount, { bps: t.fee_bps, fixed: t.fee_fixed }) : null;
+    const splits = fee !== null && t.splits ? resolveSplits(n.amount - fee, asInputs(t.splits)) : null;
+    return { matches, fee, components: due, splits };
   });
 }
 
@@ -77,8 +77,10 @@ async function dueExpectations(tx: EntityManager, batch: PaymentNotification[]):
  * (acquirer -> merchant net + platform fee). Duplicate notifications serialise on the row and find it PAID, so nothing is
  * credited twice. A batch costs the statements of one payment and locks each ledger account once. Notifications for
  * the same charge within a batch are taken in order, one per round, so the first that qualifies pays. A charge with a
- * due date is paid only by the amount due on the payment's day, its fee computed on that amount. Returns each
- * notification's outcome and the merchants credited.
+ * due date is paid only by the amount due on the payment's day, its fee computed on that amount (and its bps splits on
+ * the net). Each split's recipient is credited from the owner's net in the same postMany, which locks every account
+ * once, in code order, whoever's it is. Returns each notification's outcome and the merchants credited (owners and
+ * recipients).
  */
 export async function payCharges(
   deps: Pick<Services, 'boss' | 'config'>,
@@ -103,6 +105,7 @@ export async function payCharges(
       pgArray(due.map((d) => (d ? String(d.matches) : null))),
       pgArray(due.map((d) => d?.fee ?? null)),
       pgArray(due.map((d) => (d ? JSON.stringify(d.components) : null))),
+      pgArray(due.map((d) => (d?.splits ? JSON.stringify(d.splits) : null))),
     ]);
     const paidBy = new Map(rows.map((r) => [r.txid, r.end_to_end_id]));
     for (const { n, i } of round) {
@@ -119,23 +122,22 @@ export async function payCharges(
     paid.map((r) => ({ merchantId: r.merchant_id, type: T.pay.event, data: data(r) })),
   );
   // the ledger last: its account rows stay locked only until the commit that follows. The payer's money is what the
-  // payment brought (paid_amount: the amount, or a due-date charge's amount due that day).
+  // payment brought (paid_amount: the amount, or a due-date charge's amount due that day); the owner's net then goes
+  // to each split's recipient, one transaction per recipient (the owner's statement shows each).
   await postMany(
     tx,
-    paid.map((r) => {
-      const amount = r.paid_amount ?? r.amount;
-      return {
-        kind: 'charge.payment',
-        referenceId: r.id,
-        postings: [
-          { account: accounts.acquirerSettlement, amount: -amount },
-          { account: accounts.available(r.merchant_id), amount: amount - r.fee, merchantId: r.merchant_id },
-          { account: accounts.platformFees, amount: r.fee },
-        ],
-      };
-    }),
+    paid.flatMap((r) =>
+      paymentTransactions({
+        chargeId: r.id,
+        owner: r.merchant_id,
+        paid: r.paid_amount ?? r.amount,
+        fee: r.fee,
+        splits: r.splits ?? [],
+      }),
+    ),
   );
-  return { outcomes, credited: paid.map((r) => r.merchant_id) };
+  const recipients = paid.flatMap((r) => (r.splits ?? []).map((x) => x.merchantId));
+  return { outcomes, credited: [...paid.map((r) => r.merchant_id), ...recipients] };
 }
 
 // Why a payment paid nothing; a payment dated after the expiry of a still-PENDING charge expires it.

@@ -4,6 +4,8 @@ import { isValidDocument, normalizeDocument } from '../pix/documents.ts';
 import { stripBidiControls } from '../pix/text.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';
 import { dueDateRules } from './due-date.validation.ts';
+import { MAX_SPLITS } from './splits.ts';
+import { isUuid } from '../platform/base.entity.ts';
 
 export const TRACKING_FIELDS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'src', 'sck'];
 const MAX_INT = 2_147_483_647;
@@ -68,6 +70,50 @@ export const createChargeRules = (today: () => string) => [
     .custom((t: Record<string, unknown>) => Object.values(t).every((v) => typeof v === 'string' && v.length <= 255))
     .withMessage('cada campo de tracking deve ser texto de até 255 caracteres'),
   ...dueDateRules(today),
+  ...splitRules,
+];
+
+// splits: 1..10 of { merchantId, amount } | { merchantId, bps } (a due date: bps only). Who the recipients are and
+// whether the splits fit in the net amount are the service's to check (they need the database and the fee).
+const isSplit = (v: unknown) => {
+  if (!isPlainObject(v)) return false;
+  const keys = Object.keys(v as object);
+  return keys.length === 2 && keys.includes('merchantId') && (keys.includes('amount') || keys.includes('bps'));
+};
+const hasSplits = body('splits').custom(Array.isArray);
+const splitRules = [
+  body('splits')
+    .optional({ values: 'null' })
+    .isArray({ min: 1, max: MAX_SPLITS })
+    .withMessage(`splits deve ser uma lista de 1 a ${MAX_SPLITS} recebedores`)
+    .bail()
+    .custom(
+      (splits: unknown[], { req }) =>
+        req.body?.dueDate == null || splits.every((s) => isPlainObject(s) && !('amount' in (s as object))),
+    )
+    .withMessage(
+      'splits de uma cobrança com vencimento aceitam apenas bps: o valor líquido só é conhecido no pagamento',
+    ),
+  body('splits.*')
+    .if(hasSplits)
+    .custom(isSplit)
+    .withMessage('cada split deve ser { merchantId, amount } ou { merchantId, bps }'),
+  body('splits.*.merchantId')
+    .if(hasSplits)
+    .custom((v) => typeof v === 'string' && isUuid(v))
+    .withMessage('merchantId deve ser o id (UUID) de um merchant')
+    .bail()
+    .toLowerCase(),
+  body('splits.*.amount')
+    .if(hasSplits)
+    .optional()
+    .custom(integer(1, MAX_INT))
+    .withMessage('amount de um split deve ser um inteiro em centavos, mínimo 1'),
+  body('splits.*.bps')
+    .if(hasSplits)
+    .optional()
+    .custom(integer(1, 10_000))
+    .withMessage('bps de um split deve ser um inteiro de 1 a 10000 (pontos-base do valor líquido)'),
 ];
 
 export const listChargesRules = [

@@ -6,6 +6,7 @@ import type { ICharge } from './charge.entity.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import { amountDueOn, saoPauloDate, type DueDateTerms } from './due-date.ts';
 import type { ICustomer } from './customer.entity.ts';
+import { asInputs, pendingSplits } from './splits.ts';
 import type { ChargeRow, LocationRow, RefundViewRow } from './charges.sql.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -24,7 +25,8 @@ type DueDateView =
   | 'fine'
   | 'interest'
   | 'paidAmount'
-  | 'components';
+  | 'components'
+  | 'splits';
 
 // What a view needs: an entity or the plain values just inserted.
 export type ChargeFields = Pick<
@@ -90,6 +92,8 @@ export function chargeView(
     fine: c.fine ?? null,
     interest: c.interest ?? null,
     components: c.components ?? null,
+    // each recipient's share of the net amount: null while it waits for the payment (a due-date charge's bps split)
+    splits: (c.splits ?? []).map((x) => ({ merchantId: x.merchantId, amount: x.amount, bps: x.bps })),
     // the name this charge was created with, not the customer's latest
     customer: customer ? { id: customer.id, name: c.payerName ?? customer.name, document: customer.document } : null,
     ...(opts.tracking ? { tracking: c.tracking ?? null } : {}),
@@ -133,6 +137,7 @@ export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions): ChargeView
     interest: r.interest,
     paidAmount: r.paid_amount,
     components: r.components,
+    splits: r.splits,
   };
   const customer = r.customer_id ? { id: r.customer_id, name: r.customer_name!, document: r.customer_document! } : null;
   return chargeView(fields, customer, opts);
@@ -144,6 +149,9 @@ export const refundView = (r: RefundViewRow) => ({
   id: r.id,
   amount: Number(r.amount), // a bigint column
   reason: r.reason,
+  // reverseSplits: what each split's recipient gives back of it (empty when the owner bears it all)
+  reverseSplits: r.split_shares !== null,
+  splits: (r.split_shares ?? []).map((s) => ({ merchantId: s.merchantId, amount: s.amount })),
   status: r.status,
   failureReason: r.failure_reason,
   createdAt: new Date(r.created_at).toISOString(),
@@ -165,6 +173,8 @@ export const creationView = (c: ICharge, publicBaseUrl: string) =>
       refundedAmount: 0,
       paidAmount: null,
       components: null,
+      // a due-date charge's bps splits were resolved at payment: the creation showed them without an amount
+      splits: c.type === 'DUE_DATE' && c.splits ? pendingSplits(asInputs(c.splits)) : c.splits,
       // a due-date charge's fee became the paid amount's at payment: the creation showed the original amount's
       ...(c.feeBps != null ? { fee: platformFee(c.amount, { bps: c.feeBps, fixed: c.feeFixed ?? 0 }) } : {}),
     },

@@ -3,6 +3,7 @@ import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Charge } from '../charges/charge.entity.ts';
 import { UnmatchedPayment } from './unmatched-payment.entity.ts';
+import type { SplitShare } from './split-shares.ts';
 
 export const REFUND_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
 
@@ -38,6 +39,8 @@ export const Refund = defineEntity({
     feeAmount: p.integer().default(0),
     reason: p.string().length(140).nullable(), // the merchant's, sent to the payer as the devolução's descricao
     refundedBefore: p.integer().nullable(), // the charge's refundedAmount when this refund was created
+    // reverseSplits: what each of the charge's split recipients gives back of it (null: the owner bears it all)
+    splitShares: p.json<SplitShare[]>().nullable(),
     idempotencyKey: p.string().length(64).nullable(),
     requestHash: p.string().length(64).nullable(),
   },

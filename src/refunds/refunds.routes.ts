@@ -24,12 +24,24 @@ const refundRules = [
     .trim()
     .isLength({ min: 1, max: 140 })
     .withMessage('reason deve ter de 1 a 140 caracteres'),
+  body('reverseSplits')
+    .optional({ values: 'null' })
+    .custom((v) => typeof v === 'boolean')
+    .withMessage('reverseSplits deve ser true ou false'),
 ];
 
 // The refund a request asks for: its validated body (null optionals are absent).
 function inputOf(req: Request): RefundInput {
-  const b = matchedData(req, { locations: ['body'] }) as { amount?: number | null; reason?: string | null };
-  return { ...(b.amount != null ? { amount: b.amount } : {}), ...(b.reason != null ? { reason: b.reason } : {}) };
+  const b = matchedData(req, { locations: ['body'] }) as {
+    amount?: number | null;
+    reason?: string | null;
+    reverseSplits?: boolean | null;
+  };
+  return {
+    ...(b.amount != null ? { amount: b.amount } : {}),
+    ...(b.reason != null ? { reason: b.reason } : {}),
+    ...(b.reverseSplits ? { reverseSplits: true } : {}), // false is the default: the same request as none
+  };
 }
 
 // /v1/charges/:id/refunds and /v1/charges/:id/refund (contract "Refunds: partial and multiple"), beside the charges.

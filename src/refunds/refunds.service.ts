@@ -5,10 +5,11 @@ import { isUuid, newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
-import { post } from '../ledger/ledger.service.ts';
+import { InsufficientFundsError, merchantBalance, post } from '../ledger/ledger.service.ts';
 import { chargeRowView, refundView } from '../charges/charges.view.ts';
 import { guardOwed, hasOpenInfraction } from '../infractions/infractions.holds.ts';
 import { refundFee, refundPostings } from './refunds.money.ts';
+import { refundSplitShares, type SplitShare } from './split-shares.ts';
 import * as sql from './refunds.sql.ts';
 
 const NOT_FOUND = 'Cobrança não encontrada';
@@ -18,7 +19,46 @@ export const REFUND_WINDOW_DAYS = 90; // the API Pix lets a devolução be asked
 const TOO_LATE = `O prazo para estorno terminou: até ${REFUND_WINDOW_DAYS} dias após o pagamento`;
 const overRefundable = (left: number) => `Valor acima do que ainda pode ser estornado desta cobrança: ${left} centavos`;
 
-export type RefundInput = { amount?: number; reason?: string };
+export type RefundInput = { amount?: number; reason?: string; reverseSplits?: boolean };
+
+const recipientShort = (s: SplitShare) =>
+  `Saldo insuficiente do recebedor ${s.merchantId} para devolver sua parte do estorno (${s.amount} centavos)`;
+
+// What each recipient of the charge's splits gives back of this refund (reverseSplits), after what the earlier
+// reversing refunds took; read with the charge locked.
+async function sharesOf(tx: EntityManager, c: sql.ChargeForRefund, paid: number, amount: number) {
+  const rows = await tx.execute<{ amount: string; split_shares: SplitShare[] }[]>(sql.SPLITS_REVERSED, [c.id]);
+  const before = {
+    amount: rows.reduce((sum, r) => sum + Number(r.amount), 0),
+    shares: rows.flatMap((r) => r.split_shares),
+  };
+  const splits = (c.splits ?? []).map((x) => ({ merchantId: x.merchantId, amount: x.amount ?? 0 }));
+  return refundSplitShares({ paid, splits }, before, amount);
+}
+
+/**
+ * Takes a refund's hold from the owner and (reverseSplits) the recipients, in the caller's transaction. Refused funds,
+ * or money that open MED infractions are owed, answer 422: `Saldo insuficiente` for the owner, naming each recipient
+ * that cannot give its share. The balances are read once the hold's posting has locked every account it moves.
+ */
+async function hold(tx: EntityManager, refundId: string, money: Parameters<typeof refundPostings>[1]) {
+  const takers = (money.splits ?? []).filter((x) => x.amount > 0);
+  try {
+    await post(tx, 'refund.hold', refundId, refundPostings('hold', money));
+  } catch (err) {
+    if (!(err instanceof InsufficientFundsError) || takers.length === 0) throw err;
+    const short = [];
+    for (const x of takers) if ((await merchantBalance(tx, x.merchantId)).available < x.amount) short.push(x);
+    if (short.length) throw new BusinessRuleError(short.map(recipientShort).join('; '));
+    throw err;
+  }
+  // what open MED infractions are still owed (not yet blocked) stays out of reach of refunds too
+  await guardOwed(tx, money.merchantId);
+  for (const x of takers)
+    await guardOwed(tx, x.merchantId).catch((err: unknown) => {
+      throw err instanceof InsufficientFundsError ? new BusinessRuleError(recipientShort(x)) : err;
+    });
+}
 
 /**
  * POST /v1/charges/:id/refunds (and /refund, with no body): part or all of what is still refundable goes back to the
@@ -64,6 +104,7 @@ export async function requestRefund(
           const amount = input.amount ?? left;
           if (amount < 1 || amount > left) throw new BusinessRuleError(overRefundable(left));
           const feeAmount = refundFee({ amount: paid, fee: c.fee }, taken, amount);
+          const splits = input.reverseSplits ? await sharesOf(tx, c, paid, amount) : null;
           const [refund] = (
             await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
               newId(),
@@ -77,14 +118,12 @@ export async function requestRefund(
               c.refunded_amount,
               idempotencyKey ?? null,
               requestHash,
+              splits && JSON.stringify(splits),
             ])
           ).map(sql.refundRow);
           await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
-          // the ledger last (its rows stay locked only until the commit); refused funds (422 Saldo insuficiente) roll
-          // everything above back
-          await post(tx, 'refund.hold', refund.id, refundPostings('hold', { amount, feeAmount, merchantId }));
-          // what open MED infractions are still owed (not yet blocked) stays out of reach of refunds too
-          await guardOwed(tx, merchantId);
+          // the ledger last (its rows stay locked only until the commit); refused funds (422) roll everything above back
+          await hold(tx, refund.id, { amount, feeAmount, merchantId, splits: splits ?? [] });
           return refund;
         }),
     },

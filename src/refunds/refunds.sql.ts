@@ -2,6 +2,7 @@
 // and unmatched_payments tables, and the charge a refund reads (locked, with its payer, and its split).
 import { statuses, type Transition } from '../platform/sql.ts';
 import { PAYER_NAME, type MerchantChargeRow } from '../charges/charges.sql.ts';
+import type { SplitShare } from './split-shares.ts';
 
 export type RefundRow = {
   id: string;
@@ -21,6 +22,7 @@ export type RefundRow = {
   refunded_before: number | null; // the charge's refunded_amount when it was created
   idempotency_key: string | null;
   request_hash: string | null;
+  split_shares: SplitShare[] | null; // reverseSplits: what each recipient gives back (refunds.money.ts)
 };
 
 // The amount columns are bigint (a payment's valor reaches the API Pix's 9 999 999 999.99), which node-postgres reads
@@ -29,11 +31,11 @@ type Raw<T extends { amount: number }> = Omit<T, 'amount'> & { amount: number | 
 export const refundRow = (r: Raw<RefundRow>): RefundRow => ({ ...r, amount: Number(r.amount) });
 
 // A new devolução, PROCESSING. Parameters: id, merchant_id, charge_id, unmatched_payment_id, end_to_end_id, amount,
-// fee_amount, reason, refunded_before, idempotency_key, request_hash.
+// fee_amount, reason, refunded_before, idempotency_key, request_hash, split_shares.
 export const INSERT_REFUND = `
   insert into refunds (id, created_at, updated_at, merchant_id, charge_id, unmatched_payment_id, end_to_end_id, amount,
-                       fee_amount, reason, refunded_before, idempotency_key, request_hash, status)
-  values (?, now(), now(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'PROCESSING')
+                       fee_amount, reason, refunded_before, idempotency_key, request_hash, split_shares, status)
+  values (?, now(), now(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'PROCESSING')
   returning *`;
 
 // What a charge's refunds took back or are taking back (COMPLETED and PROCESSING): the amount, and the platform's share
@@ -42,6 +44,12 @@ export const REFUNDS_TAKEN = `
   select coalesce(sum(amount), 0) as amount, coalesce(sum(fee_amount), 0) as fee
     from refunds
    where charge_id = ? and status in ('PROCESSING', 'COMPLETED')`;
+
+// The refunds of a charge that reverse its splits (COMPLETED and PROCESSING), with what each recipient gave back.
+export const SPLITS_REVERSED = `
+  select amount, split_shares
+    from refunds
+   where charge_id = ? and status in ('PROCESSING', 'COMPLETED') and split_shares is not null`;
 
 // A charge's refunds, newest first (GET /v1/charges/:id/refunds).
 export const CHARGE_REFUNDS = `

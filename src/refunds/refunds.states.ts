@@ -72,6 +72,7 @@ export async function recordUnmatched(
     null,
     null,
     null,
+    null,
   ]);
   await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
   await post(tx, 'payment.unmatched', u.id, [
@@ -141,7 +142,12 @@ export async function applyRefundResult(deps: Deps, refundId: string, result: Re
     }
     // a merchant's refund: COMPLETED adds to the charge's refundedAmount (REFUNDED once it is all, charge.refunded
     // either way) and sends the money out; FAILED gives the hold back, the charge is simply as it was
-    const money = { amount: r.amount, feeAmount: r.fee_amount, merchantId: c.merchant_id };
+    const money = {
+      amount: r.amount,
+      feeAmount: r.fee_amount,
+      merchantId: c.merchant_id,
+      splits: r.split_shares ?? [],
+    };
     if (completed) await refundCompleted(deps, tx, c.id, refundView(r));
     await post(
       tx,
