@@ -220,36 +220,53 @@ test.serial(
 test.serial('a deadlock or a serialization failure is run again; one that conflicts every time is a 409', async (t) => {
   await sql('create table if not exists race_rows (id int primary key, n int not null)');
   await sql('insert into race_rows values (1, 0), (2, 0) on conflict (id) do update set n = 0');
-  // two transactions taking two rows in opposite orders, each waiting for the other: PostgreSQL aborts one (40P01)
+  // two transactions taking two rows in opposite orders, each waiting for the other: PostgreSQL aborts one (40P01).
+  // A barrier (first attempts only) makes both hold their first row before either asks for its second, however slow
+  // the machine.
   let attempts = 0;
-  const crosswise = (first: number, second: number, opts: { attempts?: number } = {}) =>
-    transactional(
+  const barrier = (parties: number) => {
+    let arrived = 0;
+    let release!: () => void;
+    const all = new Promise<void>((r) => (release = r));
+    return () => (++arrived === parties && release(), all);
+  };
+  const crosswise = (first: number, second: number, meet: () => Promise<void>, opts: { attempts?: number } = {}) => {
+    let mine = 0;
+    return transactional(
       app.orm.em.fork(),
       async (tx) => {
         attempts++;
         await tx.execute('update race_rows set n = n + 1 where id = ?', [first]);
-        await new Promise((r) => setTimeout(r, 100));
+        if (++mine === 1) await meet();
         await tx.execute('update race_rows set n = n + 1 where id = ?', [second]);
       },
       opts,
     );
-  await Promise.all([crosswise(1, 2), crosswise(2, 1)]);
+  };
+  const pair = (opts: { attempts?: number } = {}) => {
+    const meet = barrier(2);
+    return Promise.all([crosswise(1, 2, meet, opts), crosswise(2, 1, meet, opts)]);
+  };
+  await pair();
   t.true(attempts >= 3, `the loser ran again (${attempts} attempts)`);
   t.deepEqual(
     (await sql<{ n: number }>('select n from race_rows order by id')).map((r) => r.n),
     [2, 2],
   );
   // serializable transactions reading what the other writes: PostgreSQL aborts one (40001), it runs again
-  const skew = (id: number) =>
-    transactional(
+  const read = barrier(2);
+  const skew = (id: number) => {
+    let mine = 0;
+    return transactional(
       app.orm.em.fork(),
       async (tx) => {
         const [{ s }] = await tx.execute<{ s: number }[]>('select sum(n)::int as s from race_rows');
-        await new Promise((r) => setTimeout(r, 100));
+        if (++mine === 1) await read(); // both read before either writes
         await tx.execute('update race_rows set n = ? where id = ?', [s + 1, id]);
       },
       { isolationLevel: 'serializable' },
     );
+  };
   await Promise.all([skew(1), skew(2)]);
   const [a, b] = (await sql<{ n: number }>('select n from race_rows order by id')).map((r) => r.n);
   t.true((a === 5 && b === 8) || (a === 8 && b === 5), `one ran after the other: ${a}, ${b}`);
@@ -257,7 +274,7 @@ test.serial('a deadlock or a serialization failure is run again; one that confli
   const server = express()
     .use(requestLogger(createLogger('silent', 'test')))
     .post('/race', async (_req, res) => {
-      await Promise.all([crosswise(1, 2, { attempts: 1 }), crosswise(2, 1, { attempts: 1 })]);
+      await pair({ attempts: 1 });
       res.json({});
     })
     .use(errorHandler)
