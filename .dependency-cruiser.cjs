@@ -32,6 +32,8 @@ const MAY_IMPORT = {
   ],
   // the payer's hosted page: reads a charge and its merchant's name
   'payment-page': ['charges', 'merchants', 'pix', 'platform'],
+  // the merchant portal: static files over the public API; it imports no module
+  portal: ['platform'],
   types: ['auth'],
 };
 

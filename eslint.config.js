@@ -18,6 +18,32 @@ export default tseslint.config(
     },
   },
   {
+    // the merchant portal's browser modules (src/portal/assets): the browser globals they use
+    files: ['src/portal/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'addEventListener',
+          'Blob',
+          'clearInterval',
+          'crypto',
+          'dispatchEvent',
+          'document',
+          'Event',
+          'fetch',
+          'location',
+          'removeEventListener',
+          'sessionStorage',
+          'setInterval',
+          'setTimeout',
+          'URL',
+          'URLSearchParams',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     plugins: { local: { rules: { 'sql-layout': sqlLayout } } },
     rules: { 'local/sql-layout': 'error' },

@@ -21,6 +21,7 @@ import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './payments
 import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
 import { sandboxRoutes } from './payments/sandbox.routes.ts';
 import { paymentPageRoutes } from './payment-page/payment-page.routes.ts';
+import { portalRoutes } from './portal/portal.routes.ts';
 import { observability } from './observability.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import type { EventStreams } from './events/streams.ts';
@@ -65,6 +66,8 @@ export function createApp(
   // The payer's page: no credential, a per-IP budget. GET only, it reads nothing from the request but an id it checks
   // is a UUID, so it answers any other path under /pay/ (even one the input guard would refuse) with its 404 page.
   app.use('/pay', paymentPageRoutes(deps, limits.publicPerIp));
+  // The merchant portal: one static page and its files, no credential (it signs in through /v1/auth/login).
+  app.use('/portal', portalRoutes());
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
   const authenticate = [limits.guardCredentials(createAuthenticator(config.jwtSecret)), limits.perCredential];

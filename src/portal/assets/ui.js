@@ -1,0 +1,153 @@
+// Pieces every page uses: the page heading (focused on arrival, for screen readers and keyboards), loading data,
+// errors, fields, badges, paging, a secret shown once, polling.
+import { html, useCallback, useEffect, useRef, useState } from './lib.js';
+import { tone } from './format.js';
+
+export function Page({ title, children, actions }) {
+  const heading = useRef(null);
+  useEffect(() => {
+    document.title = `${title} · Portal do lojista`;
+    heading.current?.focus();
+  }, [title]);
+  return html`<div class="page">
+    <div class="page-head">
+      <h1 tabindex="-1" ref=${heading}>${title}</h1>
+      ${actions}
+    </div>
+    ${children}
+  </div>`;
+}
+
+// Runs `load` on mount and whenever `deps` change; `reload` runs it again; `quiet` reloads keep the old data shown.
+export function useLoad(load, deps) {
+  const [state, setState] = useState({ data: null, error: null, loading: true });
+  const seq = useRef(0);
+  const run = useCallback(async (quiet) => {
+    const mine = ++seq.current;
+    if (!quiet) setState((s) => ({ ...s, loading: true }));
+    try {
+      const data = await load();
+      if (mine === seq.current) setState({ data, error: null, loading: false });
+    } catch (error) {
+      if (mine === seq.current) setState((s) => ({ data: quiet ? s.data : null, error, loading: false }));
+    }
+  }, deps);
+  useEffect(() => void run(false), [run]);
+  return { ...state, reload: () => run(true) };
+}
+
+// Calls `fn` every `ms` while `active` (e.g. a charge waiting for its payment), and stops when the page goes.
+export function usePolling(active, fn, ms = 2000) {
+  const latest = useRef(fn);
+  latest.current = fn;
+  useEffect(() => {
+    if (!active) return undefined;
+    const timer = setInterval(() => document.hidden || latest.current(), ms);
+    return () => clearInterval(timer);
+  }, [active, ms]);
+}
+
+export function Loading({ state, children }) {
+  if (state.loading) return html`<p class="muted" role="status">Carregando…</p>`;
+  if (state.error && !state.data) return html`<${ErrorNotice} error=${state.error} />`;
+  return children(state.data);
+}
+
+export function ErrorNotice({ error }) {
+  if (!error) return null;
+  return html`<div class="notice notice-error" role="alert">
+    <p>${error.message}</p>
+    ${
+      error.errors?.length
+        ? html`<ul>
+            ${error.errors.map((e) => html`<li>${e.message}</li>`)}
+          </ul>`
+        : null
+    }
+  </div>`;
+}
+
+export function Success({ children }) {
+  return children ? html`<div class="notice notice-ok" role="status">${children}</div>` : null;
+}
+
+export function Field({ id, label, hint, children, ...input }) {
+  const hintId = hint ? `${id}-hint` : undefined;
+  return html`<div class="field">
+    <label for=${id}>${label}</label>
+    ${children ?? html`<input id=${id} name=${id} aria-describedby=${hintId} ...${input} />`}
+    ${hint ? html`<p class="hint" id=${hintId}>${hint}</p>` : null}
+  </div>`;
+}
+
+export const Badge = ({ status, labels }) =>
+  html`<span class="badge" data-tone=${tone(status)}>${labels[status] ?? status}</span>`;
+
+export function Pager({ page, limit, total, onPage, label }) {
+  const pages = Math.max(1, Math.ceil(total / limit));
+  if (pages <= 1) return null;
+  return html`<nav class="pager" aria-label=${`Páginas de ${label}`}>
+    <button type="button" class="button secondary" disabled=${page <= 1} onClick=${() => onPage(page - 1)}>
+      Anterior
+    </button>
+    <span>Página ${page} de ${pages}</span>
+    <button type="button" class="button secondary" disabled=${page >= pages} onClick=${() => onPage(page + 1)}>
+      Próxima
+    </button>
+  </nav>`;
+}
+
+// A secret the API shows once (an API key, a webhook's signing secret): in a read-only field the merchant can
+// select and copy, until it says it has kept it.
+export function SecretOnce({ id, title, value, onDone }) {
+  const field = useRef(null);
+  useEffect(() => field.current?.focus(), []);
+  return html`<section class="secret" aria-labelledby=${`${id}-title`}>
+    <h2 id=${`${id}-title`}>${title}</h2>
+    <p>Copie e guarde agora: este valor não será mostrado de novo.</p>
+    <label for=${id}>Valor</label>
+    <input id=${id} class="code" readonly value=${value} ref=${field} onFocus=${(e) => e.currentTarget.select()} />
+    <button type="button" class="button" onClick=${onDone}>Já copiei</button>
+  </section>`;
+}
+
+// A list as a table on wide screens and as cards on a phone (the stylesheet shows each cell's data-label there).
+export function Table({ caption, columns, rows, empty }) {
+  if (!rows.length) return html`<p class="muted">${empty}</p>`;
+  return html`<table class="list">
+    <caption class="visually-hidden">
+      ${caption}
+    </caption>
+    <thead>
+      <tr>
+        ${columns.map((c) => html`<th scope="col" class=${c.num ? 'num' : ''}>${c.label}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (row) =>
+          html`<tr key=${row.id}>
+            ${columns.map((c) => html`<td data-label=${c.label} class=${c.num ? 'num' : ''}>${c.cell(row)}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+// Runs a form's action, keeping what is going on for the form to show: `busy` (its button disabled), `error`.
+// `run` resolves to { ok, value }.
+export function useAction() {
+  const [state, setState] = useState({ busy: false, error: null });
+  const run = async (fn) => {
+    setState({ busy: true, error: null });
+    try {
+      const value = await fn();
+      setState({ busy: false, error: null });
+      return { ok: true, value };
+    } catch (error) {
+      setState({ busy: false, error });
+      return { ok: false };
+    }
+  };
+  return { ...state, run };
+}
