@@ -5,15 +5,13 @@ import { ErrorNotice, Field, Loading, Page, Pager, Table, useAction, useLoad } f
 import { ENTRY_TYPE, dateTime, money, signedMoney } from './format.js';
 
 const LIMIT = 50;
-// A day picked in the form is a day in Brasília (UTC-3, no daylight saving time since 2019): the period's instants.
-const dayStart = (day) => (day ? new Date(`${day}T00:00:00-03:00`).toISOString() : '');
-const dayEnd = (day) => (day ? new Date(`${day}T23:59:59.999-03:00`).toISOString() : '');
 
 export function Statement() {
   const [page, setPage] = useState(1);
   const [period, setPeriod] = useState({ from: '', to: '' });
   const [draft, setDraft] = useState(period);
-  const params = { from: dayStart(period.from), to: dayEnd(period.to) };
+  // days as the form gives them (YYYY-MM-DD): the API reads them as São Paulo days, `to` through its end
+  const params = { from: period.from, to: period.to };
   const state = useLoad(
     () => get(`/v1/merchants/me/statement${query({ page, limit: LIMIT, ...params })}`),
     [page, period],
