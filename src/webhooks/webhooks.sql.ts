@@ -133,32 +133,40 @@ export const REPLAY = `
   update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), updated_at = now()
    where id in (select jsonb_array_elements_text(?::jsonb)::uuid)`;
 
-// (MikroORM, `?`) Secrets not sealed under the current key (prefix `v1:<kid>:`), locked, skipping rows another
-// rotation (or a webhook update) holds and those that already failed in this run.
+// (MikroORM, `?`) Secrets not sealed under the current key (prefix `v1:<kid>:`), the secret being rotated out included
+// while its overlap runs, locked, skipping rows another rotation (or a webhook update) holds and those that already
+// failed in this run.
+const NOT_CURRENT = `(not starts_with(secret, ?)
+       or (previous_secret is not null and previous_secret_until > now() and not starts_with(previous_secret, ?)))`;
 export const SECRETS_TO_RESEAL = `
-  select id, secret
+  select id, secret, case when previous_secret_until > now() then previous_secret end as previous_secret
     from webhooks
-   where not starts_with(secret, ?) and id not in (select jsonb_array_elements_text(?::jsonb)::uuid)
+   where ${NOT_CURRENT} and id not in (select jsonb_array_elements_text(?::jsonb)::uuid)
    order by id
    limit ?
      for update skip locked`;
 
-// (MikroORM, `?`) Writes re-sealed secrets; updated_at stays, the merchant changed nothing.
+// (MikroORM, `?`) Writes re-sealed secrets; updated_at stays, the merchant changed nothing. A rotated-out secret past
+// its overlap is dropped.
 export const RESEAL_SECRETS = `
-  update webhooks w set secret = r.secret
-    from jsonb_to_recordset(?::jsonb) as r(id uuid, secret text)
+  update webhooks w set secret = r.secret, previous_secret = r.previous_secret,
+                        previous_secret_until = case when r.previous_secret is null then null
+                                                     else w.previous_secret_until end
+    from jsonb_to_recordset(?::jsonb) as r(id uuid, secret text, previous_secret text)
    where w.id = r.id`;
 
 // (MikroORM, `?`) Secrets still to re-seal.
 export const COUNT_TO_RESEAL = `
   select count(*)::int as n
     from webhooks
-   where not starts_with(secret, ?)`;
+   where ${NOT_CURRENT}`;
 
 // (MikroORM) How many secrets each key id seals; legacy rows count as "plaintext".
 export const SECRETS_BY_KEY = `
-  select case when starts_with(secret, 'v1:') then split_part(secret, ':', 2) else 'plaintext' end as kid,
+  select case when starts_with(v.s, 'v1:') then split_part(v.s, ':', 2) else 'plaintext' end as kid,
          count(*)::int as n
-    from webhooks
+    from webhooks w
+   cross join lateral (values (w.secret), (case when w.previous_secret_until > now() then w.previous_secret end)) v(s)
+   where v.s is not null
    group by 1
    order by 1`;
