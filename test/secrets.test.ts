@@ -201,3 +201,25 @@ test('a row under an unknown key id fails clearly: rotation reports it and goes 
   t.regex(log.response!, /segredo do webhook não pôde ser decifrado/);
   t.is(r.requests.filter((x) => x.path === '/lost').length, 0);
 });
+
+test('secrets:rotate-key re-seals a rotated-out secret during its overlap too: both still verify with only the new key', async (t) => {
+  const a = await app(K1);
+  const m = await createMerchant(a);
+  const r = await receiver();
+  const old = (await m.http.post(PATH, { url: r.url('/0') })).body.webhook;
+  const rotated = (await m.http.post(`${PATH}/${old.id}/secret/rotate`, { overlapSeconds: 3600 })).body.webhook;
+  const before = await ops(a, `${K2},${K1}`, 'secrets:rotate-key', '--dry-run');
+  t.like(before.json, { wouldReseal: 1 });
+  const run = await ops(a, `${K2},${K1}`, 'secrets:rotate-key');
+  t.like(run.json, { resealed: 1, remaining: 0, byKey: { k2: 2 }, failed: [] });
+  const [row] = await a.orm.em
+    .fork()
+    .execute<{ previous_secret: string }[]>('select previous_secret from webhooks where id = ?', [old.id]);
+  t.true(row!.previous_secret.startsWith('v1:k2:'));
+
+  await daemon(a, K2); // k1 removed
+  await emit(a, m.merchantId);
+  const [req] = await r.waitFor(1);
+  t.true(verifies(rotated.secret, req!), 'the new secret verifies');
+  t.true(verifies(old.secret, req!), 'the old one too, during its overlap');
+});

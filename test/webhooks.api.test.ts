@@ -17,6 +17,8 @@ test.after.always(async () => {
 
 const PATH = '/v1/webhooks/merchant';
 const HOOK = 'http://127.0.0.1:9/hook'; // never called here: no daemon runs in this file
+const SPEC_CREATED = ['createdAt', 'events', 'id', 'name', 'secret', 'status', 'url'];
+const SETTINGS = ['disabledAt', 'disabledReason', 'headers', 'rateLimit'];
 
 test('POST creates an ACTIVE webhook and returns the full secret once', async (t) => {
   const m = await createMerchant(app);
@@ -24,7 +26,9 @@ test('POST creates an ACTIVE webhook and returns the full secret once', async (t
   t.is(res.status, 201);
   t.deepEqual(Object.keys(res.body), ['webhook']);
   const w = res.body.webhook;
-  t.deepEqual(Object.keys(w).sort(), ['createdAt', 'events', 'id', 'name', 'secret', 'status', 'url']);
+  // the spec's fields, plus the contract's self-service settings (webhooks.selfservice.test.ts)
+  t.deepEqual(Object.keys(w).sort(), [...SPEC_CREATED, ...SETTINGS].sort());
+  t.like(w, { headers: null, rateLimit: null, disabledReason: null, disabledAt: null });
   t.like(w, { name: 'Pedidos', url: HOOK, events: ['charge.paid', 'withdraw.failed'], status: 'ACTIVE' });
   t.regex(w.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   t.regex(w.secret, /^wh_[A-Za-z0-9+/]{43}=$/);
@@ -85,17 +89,10 @@ test("GET lists newest first with the secret masked, updatedAt and empty logs; n
     [second.id, first.id],
   );
   const listed = res.body.webhooks[0];
-  t.deepEqual(Object.keys(listed).sort(), [
-    'createdAt',
-    'events',
-    'id',
-    'logs',
-    'name',
-    'secret',
-    'status',
-    'updatedAt',
-    'url',
-  ]);
+  t.deepEqual(
+    Object.keys(listed).sort(),
+    ['createdAt', 'events', 'id', 'logs', 'name', 'secret', 'status', 'updatedAt', 'url', ...SETTINGS].sort(),
+  );
   t.is(listed.secret, `wh_****${second.secret.slice(-4)}`);
   t.like(listed, {
     name: 'b',
@@ -114,15 +111,10 @@ test('PATCH changes only the supplied fields; name null removes it, events [] me
   await new Promise((r) => setTimeout(r, 5));
   const paused = await m.http.patch(`${PATH}/${w.id}`, { status: 'INACTIVE' });
   t.is(paused.status, 200);
-  t.deepEqual(Object.keys(paused.body.webhook).sort(), [
-    'createdAt',
-    'events',
-    'id',
-    'name',
-    'status',
-    'updatedAt',
-    'url',
-  ]);
+  t.deepEqual(
+    Object.keys(paused.body.webhook).sort(),
+    ['createdAt', 'events', 'id', 'name', 'status', 'updatedAt', 'url', ...SETTINGS].sort(),
+  );
   t.like(paused.body.webhook, {
     id: w.id,
     name: 'antes',
@@ -248,9 +240,18 @@ test('GET /events lists the nine events with Portuguese descriptions and the fou
   const m = await createMerchant(app);
   const res = await m.http.get(`${PATH}/events`);
   t.is(res.status, 200);
-  t.deepEqual(res.body, {
-    events: EVENT_CATALOG.map(({ event, description, category }) => ({ event, description, category })),
-  });
+  t.deepEqual(
+    res.body.events.map(({ event, description, category }: Record<string, string>) => ({
+      event,
+      description,
+      category,
+    })),
+    EVENT_CATALOG.map(({ event, description, category }) => ({ event, description, category })),
+  );
+  for (const e of res.body.events) {
+    t.deepEqual(Object.keys(e), ['event', 'description', 'category', 'schema', 'example'], e.event);
+    t.is(e.example.event, e.event);
+  }
   t.is(res.body.events.length, 9);
   t.deepEqual(
     [...new Set(res.body.events.map((e: { category: string }) => e.category))],
@@ -302,8 +303,10 @@ test("the listing carries the last 20 delivery logs of each webhook, newest firs
     'deliveryId',
     'event',
     'id',
+    'nextAttemptAt',
     'payload',
     'response',
+    'status',
     'statusCode',
     'success',
     'url',
@@ -315,6 +318,7 @@ test("the listing carries the last 20 delivery logs of each webhook, newest firs
     response: 'erro',
     attempts: 2,
     success: false,
+    status: 'PENDING',
   });
   t.regex(log.deliveryId, /^msg_[0-9a-f]{32}$/);
   const body = JSON.parse(log.payload);

@@ -104,6 +104,7 @@ test('one batch: success, retry (its job written with the row), final failure, p
     sender,
     signingKeys,
     retryScale: 1,
+    disable: { minFailures: 10, afterSeconds: 432_000 },
     logger: app.deps.logger,
     wakeAfter: (s) => wakes.push(s),
   };
@@ -169,6 +170,7 @@ test('a database error fails the whole batch before anything is sent', async (t)
     sender,
     signingKeys,
     retryScale: 1,
+    disable: { minFailures: 10, afterSeconds: 432_000 },
     logger: app.deps.logger,
     wakeAfter: () => {},
   };
@@ -202,6 +204,7 @@ test('a row that moved on while its POST was in flight (another worker, a replay
       sender: racing,
       signingKeys,
       retryScale: 1,
+      disable: { minFailures: 10, afterSeconds: 432_000 },
       logger: app.deps.logger,
       wakeAfter: (s) => wakes.push(s),
     },
@@ -238,6 +241,7 @@ test("a retry job that cannot be written takes the attempt's log update with it 
     sender,
     signingKeys,
     retryScale: 1,
+    disable: { minFailures: 10, afterSeconds: 432_000 },
     logger: app.deps.logger,
     wakeAfter: () => {},
   };

@@ -183,6 +183,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'a
     webhookRetryScale: num(env, 'WEBHOOK_RETRY_SCALE', 1),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1),
+    // a webhook whose last N deliveries all failed for good, the first at least H hours (x WEBHOOK_RETRY_SCALE) before
+    // the last, with no success between, is disabled (contract; src/webhooks/auto-disable.ts)
+    webhookDisableMinFailures: int(env, 'WEBHOOK_DISABLE_MIN_FAILURES', 10, 1),
+    webhookDisableAfterHours: num(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1),
     webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1),
     // a withdrawal still PROCESSING this long after its last change is checked against the acquirer (crash recovery)

@@ -43,6 +43,10 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
     sender,
     signingKeys: signingKeyCache(config.secrets),
     retryScale: config.webhookRetryScale,
+    disable: {
+      minFailures: config.webhookDisableMinFailures,
+      afterSeconds: config.webhookDisableAfterHours * 3600 * config.webhookRetryScale,
+    },
     logger,
     count: registry ? deliveryOutcomes(registry) : undefined,
     wakeAfter: (seconds) => {

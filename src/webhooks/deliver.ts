@@ -9,6 +9,8 @@ import type { SigningKeys } from './signing-keys.ts';
 import { nextRetryDelay } from './retry.ts';
 import { CANCEL_DELIVERIES, LOAD_DELIVERIES, RECORD_ATTEMPTS, type DeliveryRow } from './webhooks.sql.ts';
 import type { DeliveryOutcome } from './webhooks.metrics.ts';
+import { LOCK_WEBHOOKS, recordFinalFailures, type DisableSettings } from './auto-disable.ts';
+import { reserveSlots } from './rate-limit.ts';
 
 export type DeliverContext = {
   db: PgPool;
@@ -16,6 +18,7 @@ export type DeliverContext = {
   sender: Sender;
   signingKeys: SigningKeys;
   retryScale: number;
+  disable: DisableSettings; // automatic disabling of failing webhooks (auto-disable.ts)
   logger: Logger;
   wakeAfter: (seconds: number) => void; // retries due soon wake this process' workers instead of waiting for a poll
   count?: (outcome: DeliveryOutcome, n: number) => void; // the daemon's metrics
@@ -56,15 +59,17 @@ export async function deliverBatch(ctx: DeliverContext, jobs: Job<DeliverJob>[])
       );
   }
 
+  const { now, later } = await pace(ctx, toSend);
   const recorder = attemptRecorder(ctx);
   await Promise.all(
-    toSend.map(async ({ job, row }) => {
+    now.map(async ({ job, row, wait }) => {
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait * 1000));
       const startedAt = new Date();
-      const key = keyOf(ctx, row);
-      const result = key
+      const keys = keysOf(ctx, row);
+      const result = keys
         ? await ctx.sender.post(
             row.url,
-            signedHeaders(key, row.delivery_id, row.payload, startedAt.getTime()),
+            { ...row.headers, ...signedHeaders(keys, row.delivery_id, row.payload, startedAt.getTime()) },
             row.payload,
           )
         : UNSIGNABLE;
@@ -81,6 +86,44 @@ export async function deliverBatch(ctx: DeliverContext, jobs: Job<DeliverJob>[])
     }),
   );
   await recorder.done();
+  await defer(ctx, later);
+}
+
+type Paced = Work & { wait: number };
+
+// Rate-limited webhooks (rate-limit.ts): each delivery gets a slot (a wait in seconds) or is deferred to a later job.
+async function pace(ctx: DeliverContext, work: Work[]): Promise<{ now: Paced[]; later: Paced[] }> {
+  const limited = Map.groupBy(
+    work.filter((w) => w.row.rate_limit !== null),
+    (w) => w.row.webhook_id,
+  );
+  const now: Paced[] = work.filter((w) => w.row.rate_limit === null).map((w) => ({ ...w, wait: 0 }));
+  if (limited.size === 0) return { now, later: [] };
+  const slots = await reserveSlots(
+    ctx.db,
+    [...limited].map(([webhookId, list]) => ({ webhookId, n: list.length, rate: list[0].row.rate_limit! })),
+  );
+  const later: Paced[] = [];
+  for (const [webhookId, list] of limited) {
+    const { wait, granted, rate } = slots.get(webhookId)!;
+    // slot i starts i/rate after the first; those past the granted ones would start there, so their jobs wait for it
+    list.forEach((w, i) => (i < granted ? now : later).push({ ...w, wait: wait + i / rate }));
+  }
+  return { now, later };
+}
+
+// Deliveries over their webhook's rate: the same attempt, re-enqueued for when its slot would come (nothing recorded).
+async function defer(ctx: DeliverContext, later: Paced[]): Promise<void> {
+  if (later.length === 0) return;
+  await ctx.db.transaction((_query, jobs) =>
+    enqueueMany(
+      ctx.boss,
+      jobs,
+      QUEUES.webhookDeliver,
+      later.map(({ job, wait }) => ({ data: job.data, startAfter: seconds(wait) })),
+    ),
+  );
+  for (const { wait } of later) ctx.wakeAfter(wait);
 }
 
 // A secret no configured key opens (a key removed from SECRETS_KEYS too early): nothing is sent, the attempt is
@@ -92,9 +135,17 @@ const UNSIGNABLE: AttemptResult = {
   retryAfterSeconds: null,
 };
 
-function keyOf(ctx: DeliverContext, row: DeliveryRow): Buffer | null {
+// The current secret's key, then the one being rotated out while its overlap runs (it signs too).
+function keysOf(ctx: DeliverContext, row: DeliveryRow): Buffer[] | null {
+  const current = keyOf(ctx, row, row.secret);
+  if (!current) return null;
+  const previous = row.previous_secret ? keyOf(ctx, row, row.previous_secret) : null;
+  return previous ? [current, previous] : [current];
+}
+
+function keyOf(ctx: DeliverContext, row: DeliveryRow, stored: string): Buffer | null {
   try {
-    return ctx.signingKeys(row.webhook_id, row.secret);
+    return ctx.signingKeys(row.webhook_id, stored);
   } catch (err) {
     if (!(err instanceof SecretKeyError)) throw err;
     ctx.logger.error({ webhookId: row.webhook_id, deliveryId: row.delivery_id, err }, 'webhook secret unreadable');
@@ -205,11 +256,14 @@ async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): Promise
     ),
   ];
   const retries = attempts.filter((a) => a.status === 'PENDING');
-  if (retries.length === 0) {
+  const finals = attempts.filter((a) => a.status === 'FAILED');
+  if (retries.length === 0 && finals.length === 0) {
     await ctx.db.query(RECORD_ATTEMPTS, params);
     return;
   }
-  const next = await ctx.db.transaction(async (query, jobs) => {
+  const { next, disabled } = await ctx.db.transaction(async (query, jobs) => {
+    // Final failures update their webhooks (auto-disable.ts): every webhook of the batch is locked first, in id order.
+    if (finals.length > 0) await query(LOCK_WEBHOOKS, [[...new Set(attempts.map((a) => a.row.webhook_id))]]);
     const moved = new Set((await query<{ id: string }>(RECORD_ATTEMPTS, params)).rows.map((r) => r.id));
     const due = retries
       .filter((a) => moved.has(a.row.id))
@@ -218,7 +272,21 @@ async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): Promise
         startAfter: seconds(a.delay!),
       }));
     await enqueueMany(ctx.boss, jobs, QUEUES.webhookDeliver, due);
-    return due;
+    const ended = attempts.filter((a) => moved.has(a.row.id) && a.status !== 'PENDING');
+    const off = finals.length
+      ? await recordFinalFailures(
+          query,
+          ended.map((a) => ({
+            webhookId: a.row.webhook_id,
+            status: a.status as 'SUCCEEDED' | 'FAILED',
+            at: a.startedAt,
+          })),
+          ctx.disable,
+        )
+      : [];
+    return { next: due, disabled: off };
   });
   for (const { startAfter } of next) ctx.wakeAfter(startAfter);
+  for (const webhookId of disabled)
+    ctx.logger.warn({ webhookId }, 'webhook disabled: its deliveries have been failing for good (FAILING)');
 }

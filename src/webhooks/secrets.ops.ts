@@ -20,7 +20,7 @@ export const secretCommands: Command[] = [
       if (!Number.isInteger(batch) || batch < 1 || batch > 10_000)
         throw new OpsUsageError('--batch must be an integer between 1 and 10000');
       const prefix = `v1:${ring.current}:`;
-      const remaining = async () => (await em.execute<{ n: number }[]>(COUNT_TO_RESEAL, [prefix]))[0]!.n;
+      const remaining = async () => (await em.execute<{ n: number }[]>(COUNT_TO_RESEAL, [prefix, prefix]))[0]!.n;
       const before = await remaining();
       if (flags['dry-run'] === true) return { dryRun: true, key: ring.current, wouldReseal: before };
 
@@ -29,15 +29,20 @@ export const secretCommands: Command[] = [
       // One transaction per batch: a killed run keeps what it committed, and the next run starts from what is left.
       for (;;) {
         const done = await transactional(em, async (tx) => {
-          const rows = await tx.execute<{ id: string; secret: string }[]>(SECRETS_TO_RESEAL, [
-            prefix,
-            JSON.stringify(failed.map((f) => f.id)),
-            batch,
-          ]);
-          const sealed: { id: string; secret: string }[] = [];
+          const rows = await tx.execute<{ id: string; secret: string; previous_secret: string | null }[]>(
+            SECRETS_TO_RESEAL,
+            [prefix, prefix, JSON.stringify(failed.map((f) => f.id)), batch],
+          );
+          const sealed: { id: string; secret: string; previous_secret: string | null }[] = [];
+          const reseal = (stored: string, id: string) => seal(ring, open(ring, stored, id), id);
           for (const row of rows) {
             try {
-              sealed.push({ id: row.id, secret: seal(ring, open(ring, row.secret, row.id), row.id) });
+              sealed.push({
+                id: row.id,
+                secret: reseal(row.secret, row.id),
+                // the secret being rotated out keeps signing during its overlap (webhooks.service.ts rotateSecret)
+                previous_secret: row.previous_secret && reseal(row.previous_secret, row.id),
+              });
             } catch (err) {
               if (!(err instanceof SecretKeyError)) throw err;
               failed.push({ id: row.id, reason: err.message });

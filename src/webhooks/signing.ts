@@ -22,16 +22,19 @@ export function sign(secret: string | Buffer, id: string, timestamp: number, bod
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
+// Several keys (a secret being rotated out still signs during its overlap): one signature each, space-separated, the
+// newest first, as Standard Webhooks allows; a verifier accepts the delivery when any of them matches its secret.
 export function signedHeaders(
-  secret: string | Buffer,
+  secret: string | Buffer | Buffer[],
   deliveryId: string,
   body: string,
   now = Date.now(),
 ): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
+  const keys = Array.isArray(secret) ? secret : [secret];
   return {
     'webhook-id': deliveryId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': sign(secret, deliveryId, timestamp, body),
+    'webhook-signature': keys.map((k) => sign(k, deliveryId, timestamp, body)).join(' '),
   };
 }

@@ -16,6 +16,14 @@ export const Webhook = defineEntity({
     secret: p.string().length(255).hidden(), // sealed: src/platform/secrets.ts
     status: p.enum(['ACTIVE', 'INACTIVE']).default('ACTIVE'),
     deletedAt: p.datetime().nullable(),
+    headers: p.json<Record<string, string>>().nullable(), // custom headers sent with every delivery
+    rateLimit: p.integer().nullable(), // deliveries per second to this URL, shared by every daemon (rate-limit.ts)
+    previousSecret: p.string().length(255).nullable().hidden(), // sealed; still signs until previousSecretUntil
+    previousSecretUntil: p.datetime().nullable(),
+    disabledReason: p.string().length(20).nullable(), // FAILING: disabled by auto-disable.ts
+    disabledAt: p.datetime().nullable(),
+    // The final failures since the last success, oldest first, at most WEBHOOK_DISABLE_MIN_FAILURES (auto-disable.ts).
+    failures: p.array().columnType('timestamptz[]').default([]).hidden(),
   },
 });
 
@@ -38,7 +46,7 @@ export const WebhookDelivery = defineEntity({
   ],
   properties: {
     deliveryId: p.string().length(64).unique(),
-    event: () => p.manyToOne(Event),
+    event: () => p.manyToOne(Event).nullable(), // null: a test delivery (POST /test), no event happened
     webhook: () => p.manyToOne(Webhook),
     eventType: p.string().length(40),
     url: p.string().length(2048),

@@ -1,14 +1,25 @@
 import { Router } from 'express';
-import { body, type ValidationChain } from 'express-validator';
+import { body, matchedData, type ValidationChain } from 'express-validator';
 import type { Services as Deps } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { isOneOf, validate } from '../platform/validation.ts';
-import { EVENT_CATALOG, EVENT_TYPES } from './catalog.ts';
+import { isOneOf, listQueryRules, singleQuery, validate } from '../platform/validation.ts';
+import { EVENT_CATALOG, EVENT_TYPES, type EventType } from './catalog.ts';
+import { eventSchemas } from './catalog-schemas.ts';
+import { headersProblem } from './webhook-headers.ts';
+import {
+  listDeliveries,
+  recoverDeliveries,
+  resendDelivery,
+  sendTestDelivery,
+  type DeliveryFilter,
+} from './deliveries.service.ts';
 import { canonicalWebhookUrl, URL_MESSAGES, webhookUrlProblem } from './url-policy.ts';
 import {
   createWebhook,
   deleteWebhook,
   listWebhooks,
+  MAX_OVERLAP_SECONDS,
+  rotateSecret,
   updateWebhook,
   type CreateWebhookInput,
   type UpdateWebhookInput,
@@ -51,18 +62,61 @@ const eventsRule = () =>
       return true;
     });
 
-// /v1/webhooks/merchant (spec 4.10-4.14).
-export function webhookRoutes({ config }: Deps): Router {
+const headersRule = () =>
+  body('headers')
+    .optional()
+    .custom((value: unknown) => {
+      const problem = headersProblem(value);
+      if (problem) throw new Error(problem);
+      return true;
+    });
+
+const rateLimitRule = () =>
+  body('rateLimit')
+    .optional()
+    .custom((v: unknown) => v === null || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000))
+    .withMessage('rateLimit deve ser um inteiro de 1 a 1000 (entregas por segundo), ou null para sem limite');
+
+const ISO_MESSAGE = (name: string) => `${name} deve ser uma data e hora ISO 8601 (ex.: 2026-11-25T00:00:00Z)`;
+const isoRule = (name: string, required: boolean) => {
+  const chain = body(name);
+  return (required ? chain.exists({ values: 'null' }).withMessage(ISO_MESSAGE(name)).bail() : chain.optional())
+    .isString()
+    .withMessage(ISO_MESSAGE(name))
+    .bail()
+    .isISO8601({ strict: true, strictSeparator: true })
+    .withMessage(ISO_MESSAGE(name));
+};
+
+const deliveryListRules = [
+  ...listQueryRules,
+  singleQuery('status')
+    .custom(isOneOf(['PENDING', 'SUCCEEDED', 'FAILED']))
+    .withMessage('status deve ser PENDING, SUCCEEDED ou FAILED'),
+  singleQuery('event').custom(isOneOf(EVENT_TYPES)).withMessage(`event deve ser um de: ${ALLOWED}`),
+];
+
+// /v1/webhooks/merchant (spec 4.10-4.14, contract "Webhooks: self-service for merchants").
+export function webhookRoutes({ config, boss }: Deps): Router {
   const router = Router();
+  const schemas = eventSchemas();
 
   // Declared before /:id so the literal path can never be taken for an id.
   router.get('/events', (_req, res) => {
-    res.json({ events: EVENT_CATALOG.map(({ event, description, category }) => ({ event, description, category })) });
+    res.json({
+      events: EVENT_CATALOG.map(({ event, description, category }) => ({
+        event,
+        description,
+        category,
+        schema: schemas.get(event)!.schema,
+        example: schemas.get(event)!.example,
+      })),
+    });
   });
 
   router.post(
     '/',
-    ...validate([urlRule(config.publicWebhooksOnly, true), nameRule(), eventsRule()]),
+    ...validate([urlRule(config.publicWebhooksOnly, true), nameRule(), eventsRule(), headersRule(), rateLimitRule()]),
     async (req, res) => {
       const webhook = await createWebhook(req.em, config.secrets, merchantIdOf(req), req.body as CreateWebhookInput);
       res.status(201).json({ webhook });
@@ -79,6 +133,8 @@ export function webhookRoutes({ config }: Deps): Router {
       urlRule(config.publicWebhooksOnly, false),
       nameRule(),
       eventsRule(),
+      headersRule(),
+      rateLimitRule(),
       body('status')
         .optional()
         .custom(isOneOf(['ACTIVE', 'INACTIVE']))
@@ -95,6 +151,85 @@ export function webhookRoutes({ config }: Deps): Router {
     await deleteWebhook(req.em, merchantIdOf(req), String(req.params.id));
     res.json({ message: 'Webhook removido' });
   });
+
+  router.get('/:id/deliveries', ...validate(deliveryListRules), async (req, res) => {
+    const {
+      page = 1,
+      limit = 20,
+      status,
+      event,
+    } = matchedData(req, { locations: ['query'] }) as DeliveryFilter & { page?: number; limit?: number };
+    res.json(await listDeliveries(req.em, merchantIdOf(req), String(req.params.id), { status, event }, page, limit));
+  });
+
+  router.post('/:id/deliveries/:deliveryId/resend', async (req, res) => {
+    const delivery = await resendDelivery(
+      req.em,
+      boss,
+      merchantIdOf(req),
+      String(req.params.id),
+      String(req.params.deliveryId),
+    );
+    res.status(202).json({ delivery });
+  });
+
+  router.post(
+    '/:id/recover',
+    ...validate([
+      isoRule('since', true),
+      isoRule('until', false).custom((until: string, { req }) => {
+        const since = Date.parse(String(req.body?.since));
+        if (!Number.isNaN(since) && Date.parse(until) <= since) throw new Error('until deve ser posterior a since');
+        return true;
+      }),
+    ]),
+    async (req, res) => {
+      const { since, until } = req.body as { since: string; until?: string };
+      const recovered = await recoverDeliveries(
+        req.em,
+        boss,
+        merchantIdOf(req),
+        String(req.params.id),
+        since,
+        until ?? new Date().toISOString(),
+      );
+      res.status(202).json({ recovered });
+    },
+  );
+
+  router.post(
+    '/:id/test',
+    ...validate([
+      body('event').custom(isOneOf(EVENT_TYPES)).withMessage(`event é obrigatório e deve ser um de: ${ALLOWED}`),
+    ]),
+    async (req, res) => {
+      const delivery = await sendTestDelivery(
+        req.em,
+        boss,
+        schemas,
+        merchantIdOf(req),
+        String(req.params.id),
+        (req.body as { event: EventType }).event,
+      );
+      res.status(202).json({ delivery });
+    },
+  );
+
+  router.post(
+    '/:id/secret/rotate',
+    ...validate([
+      body('overlapSeconds')
+        .optional()
+        .custom((v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_OVERLAP_SECONDS)
+        .withMessage(`overlapSeconds deve ser um inteiro de 0 a ${MAX_OVERLAP_SECONDS}`),
+    ]),
+    async (req, res) => {
+      const { overlapSeconds = MAX_OVERLAP_SECONDS } = (req.body ?? {}) as { overlapSeconds?: number };
+      res.json({
+        webhook: await rotateSecret(req.em, config.secrets, merchantIdOf(req), String(req.params.id), overlapSeconds),
+      });
+    },
+  );
 
   return router;
 }

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { open, seal, type Keyring } from '../platform/secrets.ts';
@@ -7,17 +7,19 @@ import { generateSecret, maskSecret } from './signing.ts';
 import { LAST_LOGS, LOCK_MERCHANT, type LogRow } from './webhooks.sql.ts';
 import { logView } from './webhooks.view.ts';
 import { transactional } from '../platform/transaction.ts';
+import { headersOf } from './webhook-headers.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 20;
 export const LOGS_PER_WEBHOOK = 20;
 
-export type CreateWebhookInput = { url: string; name?: string | null; events?: string[] };
+type Settings = { headers?: Record<string, string> | null; rateLimit?: number | null };
+export type CreateWebhookInput = { url: string; name?: string | null; events?: string[] } & Settings;
 export type UpdateWebhookInput = {
   url?: string;
   name?: string | null;
   events?: string[];
   status?: 'ACTIVE' | 'INACTIVE';
-};
+} & Settings;
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
@@ -28,10 +30,23 @@ const nameOf = (name: string | null | undefined): string | null | undefined =>
   name === undefined ? undefined : name?.trim() || null;
 
 const baseView = (w: IWebhook) => ({ id: w.id, name: w.name ?? null, url: w.url, events: w.events as string[] });
+// The self-service settings and the automatic disabling (contract), in every response that describes a webhook.
+const settingsView = (w: IWebhook) => ({
+  headers: w.headers ?? null,
+  rateLimit: w.rateLimit ?? null,
+  disabledReason: w.disabledReason ?? null,
+  disabledAt: w.disabledAt ? iso(w.disabledAt) : null,
+});
 
 // Unknown, malformed, deleted and other merchants' ids all look the same: 404, never revealing that the webhook exists.
-async function findOwned(em: EntityManager, merchantId: string, id: string): Promise<IWebhook> {
-  const webhook = isUuid(id) ? await em.findOne(Webhook, { id, merchant: merchantId, deletedAt: null }) : null;
+export async function findOwned(em: EntityManager, merchantId: string, id: string, lock = false): Promise<IWebhook> {
+  const webhook = isUuid(id)
+    ? await em.findOne(
+        Webhook,
+        { id, merchant: merchantId, deletedAt: null },
+        lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+      )
+    : null;
   if (!webhook) throw new NotFoundError('Webhook não encontrado');
   return webhook;
 }
@@ -59,9 +74,17 @@ export async function createWebhook(
       events: eventsOf(input.events) ?? [],
       secret: seal(secrets, secret, id),
       status: 'ACTIVE',
+      headers: headersOf(input.headers) ?? null,
+      rateLimit: input.rateLimit ?? null,
     });
     await tx.flush();
-    return { ...baseView(webhook), secret, status: webhook.status, createdAt: iso(webhook.createdAt) };
+    return {
+      ...baseView(webhook),
+      secret,
+      status: webhook.status,
+      ...settingsView(webhook),
+      createdAt: iso(webhook.createdAt),
+    };
   });
 }
 
@@ -85,6 +108,7 @@ export async function listWebhooks(em: EntityManager, secrets: Keyring, merchant
     ...baseView(w),
     secret: maskSecret(open(secrets, w.secret, w.id)),
     status: w.status,
+    ...settingsView(w),
     createdAt: iso(w.createdAt),
     updatedAt: iso(w.updatedAt),
     logs: byWebhook.get(w.id) ?? [],
@@ -97,14 +121,57 @@ export async function updateWebhook(em: EntityManager, merchantId: string, id: s
   if (input.url !== undefined) webhook.url = input.url;
   if (input.name !== undefined) webhook.name = nameOf(input.name) ?? null;
   if (input.events !== undefined) webhook.events = eventsOf(input.events) ?? [];
-  if (input.status !== undefined) webhook.status = input.status;
+  if (input.headers !== undefined) webhook.headers = headersOf(input.headers) ?? null;
+  if (input.rateLimit !== undefined) webhook.rateLimit = input.rateLimit;
+  if (input.status !== undefined) {
+    webhook.status = input.status;
+    // Re-enabled by the merchant: the automatic disabling is over and its failure streak starts again.
+    if (input.status === 'ACTIVE') {
+      webhook.disabledReason = null;
+      webhook.disabledAt = null;
+      webhook.failures = [];
+    }
+  }
   await em.flush();
-  return {
-    ...baseView(webhook),
-    status: webhook.status,
-    createdAt: iso(webhook.createdAt),
-    updatedAt: iso(webhook.updatedAt),
-  };
+  return updatedView(webhook);
+}
+
+const updatedView = (webhook: IWebhook) => ({
+  ...baseView(webhook),
+  status: webhook.status,
+  ...settingsView(webhook),
+  createdAt: iso(webhook.createdAt),
+  updatedAt: iso(webhook.updatedAt),
+});
+
+export const MAX_OVERLAP_SECONDS = 86_400;
+
+/**
+ * A new secret, returned in full this once. Until the overlap ends the old one keeps signing too (every delivery
+ * carries `v1,<new> v1,<old>`), so receivers switch secrets without rejecting a delivery; a rotation during an
+ * overlap drops the oldest. Under the row lock, so two concurrent rotations keep one consistent pair.
+ */
+export async function rotateSecret(
+  em: EntityManager,
+  secrets: Keyring,
+  merchantId: string,
+  id: string,
+  overlapSeconds: number,
+) {
+  return transactional(em, async (tx) => {
+    const webhook = await findOwned(tx, merchantId, id, true);
+    const secret = generateSecret();
+    const until = new Date(Date.now() + overlapSeconds * 1000);
+    webhook.previousSecret = overlapSeconds > 0 ? webhook.secret : null; // sealed as it is: bound to the same id
+    webhook.previousSecretUntil = overlapSeconds > 0 ? until : null;
+    webhook.secret = seal(secrets, secret, webhook.id);
+    await tx.flush();
+    return {
+      ...updatedView(webhook),
+      secret,
+      previousSecretExpiresAt: overlapSeconds > 0 ? iso(until) : null,
+    };
+  });
 }
 
 // Soft delete: the logs stay auditable; the daemon cancels any delivery still queued for it.

@@ -14,6 +14,9 @@ export type DeliveryRow = {
   attempts: number;
   url: string;
   secret: string;
+  previous_secret: string | null; // still signing (its overlap runs)
+  headers: Record<string, string> | null;
+  rate_limit: number | null;
   webhook_status: string;
   deleted: boolean;
 };
@@ -28,6 +31,8 @@ export type LogRow = {
   response: string | null;
   attempts: number;
   success: boolean;
+  status: string;
+  next_attempt_at: Date | null;
   created_at: Date;
 };
 export type ReplayCandidate = {
@@ -59,7 +64,8 @@ export const INSERT_DELIVERIES = `
 // The daemon's view of a batch: each delivery with its webhook's current url, secret and status.
 export const LOAD_DELIVERIES = `
   select d.id, d.delivery_id, d.webhook_id, d.payload, d.status, d.attempts,
-         w.url, w.secret, w.status as webhook_status, w.deleted_at is not null as deleted
+         w.url, w.secret, case when w.previous_secret_until > now() then w.previous_secret end as previous_secret,
+         w.headers, w.rate_limit, w.status as webhook_status, w.deleted_at is not null as deleted
     from webhook_deliveries d
     join webhooks w on w.id = d.webhook_id
    where d.id = any($1::uuid[])`;
@@ -71,15 +77,25 @@ export const CANCEL_DELIVERIES = `
    where d.id = c.id and d.status = 'PENDING' and d.attempts = c.attempts`;
 
 // Attempts recorded together, each row guarded by its attempts count so a duplicated job can never count or schedule
-// twice; it returns the rows it moved, and only those get a retry job.
+// twice; it returns the rows it moved, and only those get a retry job. A success also ends its webhook's streak of
+// final failures (auto-disable.ts), in the same statement; the webhook row is written only when it had one.
 export const RECORD_ATTEMPTS = `
-  update webhook_deliveries d set attempts = d.attempts + 1, status_code = r.status_code, response = r.response,
-                                  success = r.success, status = r.status, url = r.url, last_attempt_at = r.attempted_at,
-                                  next_attempt_at = now() + r.delay * interval '1 second', updated_at = now()
-    from jsonb_to_recordset($1::jsonb) as r(id uuid, attempts int, status_code int, response text, success boolean,
-                                            status text, url text, attempted_at timestamptz, delay float8)
-   where d.id = r.id and d.status = 'PENDING' and d.attempts = r.attempts
-  returning d.id`;
+  with moved as (
+    update webhook_deliveries d set attempts = d.attempts + 1, status_code = r.status_code, response = r.response,
+                                    success = r.success, status = r.status, url = r.url,
+                                    last_attempt_at = r.attempted_at,
+                                    next_attempt_at = now() + r.delay * interval '1 second', updated_at = now()
+      from jsonb_to_recordset($1::jsonb) as r(id uuid, attempts int, status_code int, response text, success boolean,
+                                              status text, url text, attempted_at timestamptz, delay float8)
+     where d.id = r.id and d.status = 'PENDING' and d.attempts = r.attempts
+    returning d.id, d.webhook_id, d.status
+  ),
+  streak_ended as (
+    update webhooks w set failures = '{}'
+     where w.id in (select webhook_id from moved where status = 'SUCCEEDED') and cardinality(w.failures) > 0
+  )
+  select id
+    from moved`;
 
 // (MikroORM, `?`) The last `limit` logs of each webhook through LATERAL, served by (webhook_id, created_at desc, id
 // desc).
@@ -88,7 +104,7 @@ export const LAST_LOGS = (limit: number) => `
     from (select id from webhooks where id in (?)) w
    cross join lateral (
            select d.webhook_id, d.id, d.delivery_id, d.event_type, d.url, d.payload, d.status_code, d.response,
-                  d.attempts, d.success, d.created_at
+                  d.attempts, d.success, d.status, d.next_attempt_at, d.created_at
              from webhook_deliveries d
             where d.webhook_id = w.id
             order by d.created_at desc, d.id desc
@@ -117,32 +133,40 @@ export const REPLAY = `
   update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), updated_at = now()
    where id in (select jsonb_array_elements_text(?::jsonb)::uuid)`;
 
-// (MikroORM, `?`) Secrets not sealed under the current key (prefix `v1:<kid>:`), locked, skipping rows another
-// rotation (or a webhook update) holds and those that already failed in this run.
+// (MikroORM, `?`) Secrets not sealed under the current key (prefix `v1:<kid>:`), the secret being rotated out included
+// while its overlap runs, locked, skipping rows another rotation (or a webhook update) holds and those that already
+// failed in this run.
+const NOT_CURRENT = `(not starts_with(secret, ?)
+       or (previous_secret is not null and previous_secret_until > now() and not starts_with(previous_secret, ?)))`;
 export const SECRETS_TO_RESEAL = `
-  select id, secret
+  select id, secret, case when previous_secret_until > now() then previous_secret end as previous_secret
     from webhooks
-   where not starts_with(secret, ?) and id not in (select jsonb_array_elements_text(?::jsonb)::uuid)
+   where ${NOT_CURRENT} and id not in (select jsonb_array_elements_text(?::jsonb)::uuid)
    order by id
    limit ?
      for update skip locked`;
 
-// (MikroORM, `?`) Writes re-sealed secrets; updated_at stays, the merchant changed nothing.
+// (MikroORM, `?`) Writes re-sealed secrets; updated_at stays, the merchant changed nothing. A rotated-out secret past
+// its overlap is dropped.
 export const RESEAL_SECRETS = `
-  update webhooks w set secret = r.secret
-    from jsonb_to_recordset(?::jsonb) as r(id uuid, secret text)
+  update webhooks w set secret = r.secret, previous_secret = r.previous_secret,
+                        previous_secret_until = case when r.previous_secret is null then null
+                                                     else w.previous_secret_until end
+    from jsonb_to_recordset(?::jsonb) as r(id uuid, secret text, previous_secret text)
    where w.id = r.id`;
 
 // (MikroORM, `?`) Secrets still to re-seal.
 export const COUNT_TO_RESEAL = `
   select count(*)::int as n
     from webhooks
-   where not starts_with(secret, ?)`;
+   where ${NOT_CURRENT}`;
 
 // (MikroORM) How many secrets each key id seals; legacy rows count as "plaintext".
 export const SECRETS_BY_KEY = `
-  select case when starts_with(secret, 'v1:') then split_part(secret, ':', 2) else 'plaintext' end as kid,
+  select case when starts_with(v.s, 'v1:') then split_part(v.s, ':', 2) else 'plaintext' end as kid,
          count(*)::int as n
-    from webhooks
+    from webhooks w
+   cross join lateral (values (w.secret), (case when w.previous_secret_until > now() then w.previous_secret end)) v(s)
+   where v.s is not null
    group by 1
    order by 1`;

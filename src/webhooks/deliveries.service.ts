@@ -1,0 +1,152 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PgBoss } from 'pg-boss';
+import { v7 as uuidv7 } from 'uuid';
+import { isUuid } from '../platform/base.entity.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { enqueueMany, QUEUES } from '../platform/queue.ts';
+import { transactional } from '../platform/transaction.ts';
+import type { EventType } from './catalog.ts';
+import type { EventSchema } from './catalog-schemas.ts';
+import { eventBody } from './events.ts';
+import { MAX_ATTEMPTS } from './retry.ts';
+import { newDeliveryId } from './signing.ts';
+import type { IWebhook } from './webhook.entity.ts';
+import { findOwned } from './webhooks.service.ts';
+import { logView } from './webhooks.view.ts';
+import type { LogRow } from './webhooks.sql.ts';
+import {
+  DELIVERY_BY_ID,
+  DELIVERY_COUNT,
+  DELIVERY_FOR_UPDATE,
+  DELIVERY_PAGE,
+  INSERT_TEST_DELIVERY,
+  RECOVERABLE,
+  REQUEUE,
+} from './deliveries.sql.ts';
+
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+export type DeliveryFilter = { status?: DeliveryStatus; event?: string };
+
+// The stored statuses each listed one stands for (logView maps CANCELED to FAILED).
+const STORED: Record<DeliveryStatus, string> = {
+  PENDING: `'PENDING'`,
+  SUCCEEDED: `'SUCCEEDED'`,
+  FAILED: `'FAILED', 'CANCELED'`,
+};
+
+// GET /v1/webhooks/merchant/:id/deliveries: every log of the webhook, newest first (not only the last 20).
+export async function listDeliveries(
+  em: EntityManager,
+  merchantId: string,
+  webhookId: string,
+  { status, event }: DeliveryFilter,
+  page: number,
+  limit: number,
+) {
+  await findOwned(em, merchantId, webhookId);
+  const where = ['d.webhook_id = ?'];
+  const params: unknown[] = [webhookId];
+  if (status) where.push(`d.status in (${STORED[status]})`);
+  if (event) {
+    where.push('d.event_type = ?');
+    params.push(event);
+  }
+  const sql = where.join(' and ');
+  const [{ total }] = await em.execute<{ total: number }[]>(DELIVERY_COUNT(sql), params);
+  const rows =
+    total > (page - 1) * limit
+      ? await em.execute<LogRow[]>(DELIVERY_PAGE(sql), [...params, limit, (page - 1) * limit])
+      : [];
+  return { page, limit, total, deliveries: rows.map(logView) };
+}
+
+// Deliveries go only to an ACTIVE webhook: the daemon cancels the attempts of a paused one.
+function assertActive(webhook: IWebhook) {
+  if (webhook.status !== 'ACTIVE') throw new ConflictError('Webhook inativo: ative-o (status ACTIVE) antes de enviar');
+}
+
+// What an attempt job carries: `attempt` guards the row's count; `step` places it in the retry schedule.
+const job = (id: string, attempt: number, step: number) => ({ data: { id, attempt, step } });
+
+/**
+ * One more attempt now, under the same webhook-id (the daemon signs it afresh): the row goes back to PENDING and its
+ * job commits with it. A resend is a single attempt (it starts at the schedule's last step), so a failing endpoint is
+ * not retried for hours by a click. A delivery still PENDING has its own attempt scheduled: 409.
+ */
+export async function resendDelivery(
+  em: EntityManager,
+  boss: PgBoss,
+  merchantId: string,
+  webhookId: string,
+  ref: string,
+) {
+  return transactional(em, async (tx) => {
+    const webhook = await findOwned(tx, merchantId, webhookId);
+    const byUuid = isUuid(ref);
+    const [row] = await tx.execute<LogRow[]>(
+      DELIVERY_FOR_UPDATE(byUuid),
+      byUuid ? [webhookId, ref, ref] : [webhookId, ref],
+    );
+    if (!row) throw new NotFoundError('Entrega não encontrada');
+    assertActive(webhook);
+    if (row.status === 'PENDING')
+      throw new ConflictError('Entrega ainda pendente: a próxima tentativa já está agendada (veja nextAttemptAt)');
+    await tx.execute(REQUEUE, [JSON.stringify([row.id])]);
+    await enqueueMany(boss, tx, QUEUES.webhookDeliver, [job(row.id, row.attempts, MAX_ATTEMPTS - 1)]);
+    const [after] = await tx.execute<LogRow[]>(DELIVERY_BY_ID, [row.id]);
+    return logView(after);
+  });
+}
+
+/**
+ * Every delivery of the webhook created in [since, until) that ended without success goes back to PENDING with a
+ * fresh retry schedule (as an operator's replay), same webhook-ids; rows and jobs commit together.
+ */
+export async function recoverDeliveries(
+  em: EntityManager,
+  boss: PgBoss,
+  merchantId: string,
+  webhookId: string,
+  since: string,
+  until: string,
+): Promise<number> {
+  return transactional(em, async (tx) => {
+    assertActive(await findOwned(tx, merchantId, webhookId));
+    const rows = await tx.execute<{ id: string; attempts: number }[]>(RECOVERABLE, [webhookId, since, until]);
+    if (rows.length === 0) return 0;
+    await tx.execute(REQUEUE, [JSON.stringify(rows.map((r) => r.id))]);
+    await enqueueMany(
+      boss,
+      tx,
+      QUEUES.webhookDeliver,
+      rows.map((r) => job(r.id, r.attempts, 0)),
+    );
+    return rows.length;
+  });
+}
+
+/**
+ * A test delivery: the catalogue's example of `event` (a fresh id and createdAt) as a normal, logged delivery with
+ * the usual retries. It has no event row: GET /v1/events and the stream never show it.
+ */
+export async function sendTestDelivery(
+  em: EntityManager,
+  boss: PgBoss,
+  schemas: Map<EventType, EventSchema>,
+  merchantId: string,
+  webhookId: string,
+  event: EventType,
+) {
+  return transactional(em, async (tx) => {
+    const webhook = await findOwned(tx, merchantId, webhookId);
+    assertActive(webhook);
+    const id = uuidv7();
+    const payload = JSON.stringify(
+      eventBody({ id: uuidv7(), type: event, data: schemas.get(event)!.example.data, created_at: new Date() }),
+    );
+    await tx.execute(INSERT_TEST_DELIVERY, [id, newDeliveryId(), webhookId, event, webhook.url, payload]);
+    await enqueueMany(boss, tx, QUEUES.webhookDeliver, [job(id, 0, 0)]);
+    const [row] = await tx.execute<LogRow[]>(DELIVERY_BY_ID, [id]);
+    return logView(row);
+  });
+}
