@@ -299,7 +299,7 @@ test('CSV: ?format=csv or Accept: text/csv, a header row and the same rows; a pa
   const forced = await fetch(`${app.baseUrl}/v1/merchants/me/statement?format=json`, {
     headers: { authorization: `Bearer ${m.token}`, accept: 'text/csv' },
   });
-  t.is((await forced.json()).total, 5);
+  t.is(((await forced.json()) as { total: number }).total, 5);
   const browser = await fetch(`${app.baseUrl}/v1/merchants/me/statement`, {
     headers: { authorization: `Bearer ${m.token}`, accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
   });
