@@ -11,6 +11,7 @@ import { authRoutes } from './auth/auth.routes.ts';
 import { registerRoutes } from './merchants/register.ts';
 import { apiKeyRoutes } from './auth/api-keys.routes.ts';
 import { merchantRoutes } from './merchants/merchants.routes.ts';
+import { statementRoutes } from './ledger/statement.routes.ts';
 import { balanceRoutes } from './ledger/ledger.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
@@ -84,6 +85,7 @@ export function createApp(
     app.use('/pix', pixLocationRoutes(deps));
   }
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
+  app.use('/v1/merchants/me/statement', authenticate, statementRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
   app.use('/v1/events', authenticate, eventRoutes(deps, streams));

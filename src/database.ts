@@ -14,6 +14,7 @@ import { ChargeCount } from './charges/charge-count.entity.ts';
 import { Refund } from './refunds/refund.entity.ts';
 import { UnmatchedPayment } from './refunds/unmatched-payment.entity.ts';
 import { LedgerAccount, LedgerEntry, LedgerTransaction } from './ledger/ledger.entity.ts';
+import { StatementEntry } from './ledger/statement.entity.ts';
 import { Event } from './webhooks/event.entity.ts';
 import { Webhook, WebhookDelivery } from './webhooks/webhook.entity.ts';
 import { Withdrawal } from './withdrawals/withdrawal.entity.ts';
@@ -40,6 +41,7 @@ export const entities = [
   LedgerAccount,
   LedgerTransaction,
   LedgerEntry,
+  StatementEntry,
   Event,
   EventCount,
   EventStreamPosition,

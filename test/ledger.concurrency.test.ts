@@ -41,14 +41,14 @@ async function debitWhileCreditCommits(
     posted = r;
   });
   const creditTx = app.orm.em.fork().transactional(async (em) => {
-    await post(em, 'test.credit', newId(), credit(m.merchantId, credited));
+    await post(em, 'charge.payment', newId(), credit(m.merchantId, credited));
     posted();
     await gate; // the account row stays locked until this commits
   });
   await creditPosted;
   const debitTx = app.orm.em
     .fork()
-    .transactional((em) => post(em, 'test.debit', newId(), debit(m.merchantId, debited)));
+    .transactional((em) => post(em, 'withdrawal', newId(), debit(m.merchantId, debited)));
   // the debit is now waiting for the row lock (its snapshot taken before the credit's commit)
   const waiting = async () =>
     (

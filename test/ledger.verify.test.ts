@@ -45,11 +45,23 @@ test.serial('a balance that drifted from its entries is reported, with exit 1 an
   await sql(app, 'update ledger_accounts set balance = balance + 1 where code = ?', [account]);
   const res = await ops(app, 'ledger:verify');
   t.is(res.code, 1);
-  t.regex(res.err, /ledger:verify: 2 ledger problem\(s\) found/);
+  t.regex(res.err, /ledger:verify: 3 ledger problem\(s\) found/);
   t.false(res.json.ok);
+  const merchantId = account.split(':')[1];
   t.deepEqual(res.json.problems, [
     { type: 'balance_mismatch', account, balance: 3_801, entriesSum: 3_800 },
     { type: 'books_not_zero', sum: 1 },
+    // the statement still sums to what the entries say, no longer to the balance
+    {
+      type: 'statement_mismatch',
+      merchantId,
+      lines: 2,
+      linesSum: 3_800,
+      lastBalanceAfter: 3_800,
+      headCount: 2,
+      headTotal: 3_800,
+      balances: 3_801,
+    },
   ]);
   await sql(app, 'update ledger_accounts set balance = balance - 1 where code = ?', [account]);
   await expectClean(t);
@@ -98,6 +110,32 @@ test.serial('a merchant account below zero is reported', async (t) => {
     [{ type: 'negative_merchant_balance', account, balance: -5 }],
   );
   await sql(app, 'update ledger_accounts set merchant_id = ?, balance = 3800 where code = ?', [merchant_id, account]);
+  await expectClean(t);
+});
+
+test.serial('a statement line whose amount or balanceAfter drifted, or that went missing, is reported', async (t) => {
+  const { account, withdrawalId } = await merchantWithMoney();
+  const merchantId = account.split(':')[1];
+  await sql(app, 'update statement_entries set balance_after = balance_after + 1 where withdrawal_id = ?', [
+    withdrawalId,
+  ]);
+  let res = await ops(app, 'ledger:verify');
+  t.is(res.code, 1);
+  t.deepEqual(
+    res.json.problems.map((p: { type: string }) => p.type),
+    ['statement_mismatch', 'statement_balance_after_broken'],
+  );
+  t.like(res.json.problems[1], { merchantId, n: 2 });
+  await sql(app, 'update statement_entries set balance_after = balance_after - 1 where withdrawal_id = ?', [
+    withdrawalId,
+  ]);
+  await expectClean(t);
+  const [line] = await sql(app, 'delete from statement_entries where withdrawal_id = ? returning *', [withdrawalId]);
+  res = await ops(app, 'ledger:verify');
+  t.like(res.json.problems[0], { type: 'statement_mismatch', merchantId, lines: 1, linesSum: 5_000, headCount: 2 });
+  await sql(app, `insert into statement_entries select * from json_populate_record(null::statement_entries, ?::json)`, [
+    JSON.stringify(line),
+  ]);
   await expectClean(t);
 });
 

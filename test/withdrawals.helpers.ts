@@ -8,10 +8,10 @@ import { signJwt } from '../src/auth/tokens.ts';
 import type { TestApp } from './support/app.ts';
 import { waitUntil } from './support/receiver.ts';
 
-// Gives a merchant a balance the way a settled payment would: a balanced ledger transaction.
+// Gives a merchant a balance the way a settled payment would: a balanced ledger transaction (a CHARGE_PAID line)
 export async function fund(app: TestApp, merchantId: string, amount: number): Promise<void> {
   await app.orm.em.fork().transactional((em) =>
-    post(em, 'test.credit', newId(), [
+    post(em, 'charge.payment', newId(), [
       { account: accounts.available(merchantId), amount, merchantId },
       { account: accounts.acquirerSettlement, amount: -amount },
     ]),

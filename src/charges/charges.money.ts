@@ -21,6 +21,7 @@ export function paymentTransactions(c: PaidCharge): LedgerTransaction[] {
       { account: accounts.available(owner), amount: c.paid - c.fee, merchantId: owner },
       { account: accounts.platformFees, amount: c.fee },
     ],
+    links: { chargeId: c.chargeId },
   };
   const splits = c.splits.flatMap((s, i) =>
     s.amount ? [{ merchantId: s.merchantId, amount: s.amount, ref: splitReference(c.chargeId, i) }] : [],
@@ -28,8 +29,9 @@ export function paymentTransactions(c: PaidCharge): LedgerTransaction[] {
   return [
     payment,
     ...splits.map((s) => ({
-      kind: 'charge.split',
+      kind: 'charge.split' as const,
       referenceId: s.ref,
+      links: { chargeId: c.chargeId },
       postings: [
         { account: accounts.available(owner), amount: -s.amount, merchantId: owner },
         { account: accounts.available(s.merchantId), amount: s.amount, merchantId: s.merchantId },

@@ -110,10 +110,16 @@ export async function openInfraction(
     ]);
     if (!r) throw new ConflictError(ALREADY_OPEN);
     if (toBlock > 0)
-      await post(tx, 'infraction.block', r.id, [
-        { account: accounts.available(c.merchant_id), amount: -toBlock, merchantId: c.merchant_id },
-        { account: accounts.blocked(c.merchant_id), amount: toBlock, merchantId: c.merchant_id },
-      ]);
+      await post(
+        tx,
+        'infraction.block',
+        r.id,
+        [
+          { account: accounts.available(c.merchant_id), amount: -toBlock, merchantId: c.merchant_id },
+          { account: accounts.blocked(c.merchant_id), amount: toBlock, merchantId: c.merchant_id },
+        ],
+        { infractionId: r.id, chargeId: c.id },
+      );
     await emit(tx, deps, r, 'infraction.received');
     return r;
   });
@@ -137,10 +143,16 @@ export async function coverShortfall(deps: Deps, em: EntityManager, merchantId: 
       const take = Math.min(r.shortfall, available);
       if (take <= 0) break;
       await tx.execute(sql.COVER, [take, take, r.id]);
-      await post(tx, 'infraction.cover', newId(), [
-        { account: accounts.available(merchantId), amount: -take, merchantId },
-        { account: accounts.blocked(merchantId), amount: take, merchantId },
-      ]);
+      await post(
+        tx,
+        'infraction.cover',
+        newId(),
+        [
+          { account: accounts.available(merchantId), amount: -take, merchantId },
+          { account: accounts.blocked(merchantId), amount: take, merchantId },
+        ],
+        { infractionId: r.id, chargeId: r.charge_id },
+      );
       available -= take;
       covered += take;
     }
@@ -211,13 +223,19 @@ export async function decide(
       const rest = take - fromBlocked;
       const others = [accounts.blocked(m), accounts.medLosses, accounts.acquirerSettlement];
       const fromAvailable = Math.min(rest, Math.max(0, await lockedAvailable(tx, m, others)));
-      await post(tx, 'infraction.refund', r.id, [
-        { account: accounts.blocked(m), amount: -r.blocked, merchantId: m },
-        // what of the block the payer does not get goes back to the merchant
-        { account: accounts.available(m), amount: r.blocked - fromBlocked - fromAvailable, merchantId: m },
-        { account: accounts.medLosses, amount: -(rest - fromAvailable) },
-        { account: accounts.acquirerSettlement, amount: take },
-      ]);
+      await post(
+        tx,
+        'infraction.refund',
+        r.id,
+        [
+          { account: accounts.blocked(m), amount: -r.blocked, merchantId: m },
+          // what of the block the payer does not get goes back to the merchant
+          { account: accounts.available(m), amount: r.blocked - fromBlocked - fromAvailable, merchantId: m },
+          { account: accounts.medLosses, amount: -(rest - fromAvailable) },
+          { account: accounts.acquirerSettlement, amount: take },
+        ],
+        { infractionId: r.id, chargeId: r.charge_id },
+      );
       await markRefunded(deps, tx, r.charge_id);
       await recordEvents(tx, deps.boss, [
         { merchantId: m, type: 'infraction.updated', data: infractionView(r) },
@@ -225,10 +243,16 @@ export async function decide(
       ]);
     } else {
       if (r.blocked > 0)
-        await post(tx, 'infraction.release', r.id, [
-          { account: accounts.blocked(m), amount: -r.blocked, merchantId: m },
-          { account: accounts.available(m), amount: r.blocked, merchantId: m },
-        ]);
+        await post(
+          tx,
+          'infraction.release',
+          r.id,
+          [
+            { account: accounts.blocked(m), amount: -r.blocked, merchantId: m },
+            { account: accounts.available(m), amount: r.blocked, merchantId: m },
+          ],
+          { infractionId: r.id, chargeId: r.charge_id },
+        );
       await emit(tx, deps, r, 'infraction.updated');
     }
     return r;

@@ -13,6 +13,12 @@ export const LedgerAccount = defineEntity({
     code: p.string().length(100).unique(),
     merchant: () => p.manyToOne(Merchant).nullable().index(),
     balance: p.bigint('number').default(0),
+    // a merchant's available account also heads its statement (statement.entity.ts): how many lines it has, what
+    // they sum to (= available + blocked) and when the last was written; every posting that moves the merchant's
+    // money updates them under this row's lock
+    statementCount: p.bigint('number').default(0),
+    statementTotal: p.bigint('number').default(0),
+    statementAt: p.datetime().nullable(),
   },
 });
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OpsFailure, type Command } from '../platform/ops.ts';
 import * as sql from './ledger.sql.ts';
+import { STATEMENT_BROKEN, STATEMENT_DRIFT } from './statement.sql.ts';
 import { transactional } from '../platform/transaction.ts';
 
 const SHOWN = 100; // problems listed per kind; `problemCount` has the full number
@@ -9,12 +10,24 @@ export type LedgerProblem =
   | { type: 'unbalanced_transaction'; transactionId: string; kind: string; referenceId: string; sum: number }
   | { type: 'balance_mismatch'; account: string; balance: number; entriesSum: number }
   | { type: 'negative_merchant_balance'; account: string; balance: number }
-  | { type: 'books_not_zero'; sum: number };
+  | { type: 'books_not_zero'; sum: number }
+  | {
+      type: 'statement_mismatch';
+      merchantId: string;
+      lines: number;
+      linesSum: number;
+      lastBalanceAfter: number;
+      headCount: number;
+      headTotal: number;
+      balances: number;
+    }
+  | { type: 'statement_balance_after_broken'; merchantId: string; n: number };
 
 /**
  * The ledger's invariants, read in one REPEATABLE READ snapshot so postings made meanwhile cannot look like drift:
  * every transaction's entries sum to zero; every account's balance equals the sum of its entries; no merchant
- * account is negative; all balances together sum to zero.
+ * account is negative; all balances together sum to zero; each merchant's statement has lines 1..n, their amounts sum
+ * to its available + blocked, each line's balanceAfter is the previous one's plus its amount (the last: the balance).
  */
 export async function verifyLedger(em: EntityManager) {
   return transactional(
@@ -35,6 +48,19 @@ export async function verifyLedger(em: EntityManager) {
       );
       const negative = await tx.execute<{ code: string; balance: string; total: string }[]>(sql.NEGATIVE(SHOWN));
       const [{ sum: booksSum }] = await tx.execute<{ sum: string }[]>(sql.BOOKS_SUM);
+      const statements = await tx.execute<
+        {
+          merchant_id: string;
+          statement_count: string;
+          statement_total: string;
+          balances: string;
+          lines: string;
+          sum: string;
+          last: string;
+          total: string;
+        }[]
+      >(STATEMENT_DRIFT(SHOWN));
+      const broken = await tx.execute<{ merchant_id: string; n: string; total: string }[]>(STATEMENT_BROKEN(SHOWN));
 
       const problems: LedgerProblem[] = [
         ...unbalanced.map((r) => ({
@@ -56,9 +82,30 @@ export async function verifyLedger(em: EntityManager) {
           balance: Number(r.balance),
         })),
         ...(Number(booksSum) !== 0 ? [{ type: 'books_not_zero' as const, sum: Number(booksSum) }] : []),
+        ...statements.map((r) => ({
+          type: 'statement_mismatch' as const,
+          merchantId: r.merchant_id,
+          lines: Number(r.lines),
+          linesSum: Number(r.sum),
+          lastBalanceAfter: Number(r.last),
+          headCount: Number(r.statement_count),
+          headTotal: Number(r.statement_total),
+          balances: Number(r.balances),
+        })),
+        ...broken.map((r) => ({
+          type: 'statement_balance_after_broken' as const,
+          merchantId: r.merchant_id,
+          n: Number(r.n),
+        })),
       ];
       const total = (rows: { total: string }[]) => Number(rows[0]?.total ?? 0);
-      const problemCount = total(unbalanced) + total(drifted) + total(negative) + (Number(booksSum) !== 0 ? 1 : 0);
+      const problemCount =
+        total(unbalanced) +
+        total(drifted) +
+        total(negative) +
+        (Number(booksSum) !== 0 ? 1 : 0) +
+        total(statements) +
+        total(broken);
       return { ok: problemCount === 0, transactions, accounts, entries, problemCount, problems };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
@@ -69,7 +116,7 @@ export const ledgerCommands: Command[] = [
   {
     name: 'ledger:verify',
     summary:
-      'check the ledger: transactions sum to zero, balances equal their entries, no merchant below zero (exit 1 on a problem)',
+      'check the ledger: transactions sum to zero, balances equal their entries, no merchant below zero, statements sum to the balances (exit 1 on a problem)',
     flags: {},
     async run({ em }) {
       const report = await verifyLedger(em);

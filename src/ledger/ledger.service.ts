@@ -3,6 +3,7 @@ import { BusinessRuleError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
 import { pgArray } from '../platform/sql.ts';
 import * as sql from './ledger.sql.ts';
+import { statementLines, type LedgerKind, type StatementLinks } from './statement.ts';
 
 // Account codes: one "available" and one "blocked" account per merchant, plus the platform's own accounts.
 export const accounts = {
@@ -50,7 +51,8 @@ async function accountIdsFor(em: EntityManager, postings: Posting[]): Promise<Ma
   return accountIds;
 }
 
-export type LedgerTransaction = { kind: string; referenceId: string; postings: Posting[] };
+// links: the resources the transaction belongs to, shown on its statement lines (statement.ts)
+export type LedgerTransaction = { kind: LedgerKind; referenceId: string; postings: Posting[]; links?: StatementLinks };
 
 /**
  * Posts one balanced transaction, inside the caller's database transaction. Returns false (and changes nothing)
@@ -59,11 +61,12 @@ export type LedgerTransaction = { kind: string; referenceId: string; postings: P
  */
 export async function post(
   em: EntityManager,
-  kind: string,
+  kind: LedgerKind,
   referenceId: string,
   postings: Posting[],
+  links?: StatementLinks,
 ): Promise<boolean> {
-  return (await postMany(em, [{ kind, referenceId, postings }])).length === 1;
+  return (await postMany(em, [{ kind, referenceId, postings, links }])).length === 1;
 }
 
 /**
@@ -88,15 +91,28 @@ export async function postMany(em: EntityManager, txs: LedgerTransaction[]): Pro
   }
   if (txs.length === 0) return [];
   const ids = txs.map(() => newId());
-  const accountIds = await accountIdsFor(
-    em,
-    txs.flatMap((t) => t.postings),
+  // each merchant's lines (one per transaction that moves its money), headed by its available account
+  const lines = statementLines(
+    txs.map((t) => ({
+      kind: t.kind,
+      postings: t.postings.map((p) => ({
+        ...p,
+        blocked: !!p.merchantId && p.account === accounts.blocked(p.merchantId),
+      })),
+    })),
   );
+  const heads = [...new Set(lines.map((l) => l.merchantId))].map((m) => ({
+    account: accounts.available(m),
+    amount: 0,
+    merchantId: m,
+  }));
+  const accountIds = await accountIdsFor(em, [...txs.flatMap((t) => t.postings), ...heads]);
   const entries = txs.flatMap((t, i) =>
     t.postings
       .filter((p) => p.amount !== 0)
       .map((p) => ({ tx: ids[i], account: accountIds.get(p.account)!, amount: p.amount })),
   );
+  const links = (l: (typeof lines)[number]) => txs[l.tx].links ?? {};
   const [result] = await em.execute<{ posted: string[] | null; moves: number; moved: number }[]>(sql.POST, [
     pgArray(ids),
     pgArray(txs.map((t) => t.kind)),
@@ -105,6 +121,17 @@ export async function postMany(em: EntityManager, txs: LedgerTransaction[]): Pro
     pgArray(entries.map((e) => e.tx)),
     pgArray(entries.map((e) => e.account)),
     pgArray(entries.map((e) => e.amount)),
+    pgArray(lines.map(() => newId())),
+    pgArray(lines.map((l) => ids[l.tx])),
+    pgArray(lines.map((l) => accountIds.get(accounts.available(l.merchantId))!)),
+    pgArray(lines.map((l) => l.merchantId)),
+    pgArray(lines.map((l) => l.type)),
+    pgArray(lines.map((l) => l.amount)),
+    pgArray(lines.map((l) => l.blocked)),
+    pgArray(lines.map((l) => links(l).chargeId ?? null)),
+    pgArray(lines.map((l) => links(l).withdrawalId ?? null)),
+    pgArray(lines.map((l) => links(l).refundId ?? null)),
+    pgArray(lines.map((l) => links(l).infractionId ?? null)),
   ]);
   if (result.moved !== result.moves) throw new InsufficientFundsError();
   return result.posted ?? [];

@@ -15,9 +15,14 @@ export const ACCOUNT_IDS = `
 
 /**
  * Several balanced transactions in one statement (see postMany): the transaction rows (those already posted are
- * skipped), their entries, and each touched account's balance moved by its net change, the accounts locked in code
- * order with NO KEY UPDATE; a merchant account's guard refuses to go below zero (moved < moves).
- * Parameters: arrays of transaction id, kind, reference_id; then of entry id, transaction_id, account_id, amount.
+ * skipped), their entries, their statement lines (statement.entity.ts), and each touched account's balance moved by
+ * its net change. The accounts are locked in code order with NO KEY UPDATE: those whose balance moves, and the
+ * available account of every merchant with a statement line (it heads the merchant's statement: the lines are
+ * numbered and their balanceAfter computed from it, so two postings to one merchant are numbered in the order they
+ * lock it). A merchant account's guard refuses to go below zero (moved < moves).
+ * Parameters: arrays of transaction id, kind, reference_id; then of entry id, transaction_id, account_id, amount; then
+ * of line id, transaction_id, head (available account) id, merchant_id, type, amount, blocked amount, charge_id,
+ * withdrawal_id, refund_id, infraction_id (lines of one merchant in posting order).
  */
 export const POST = `
   with t as (
@@ -34,29 +39,68 @@ export const POST = `
       join t on t.id = e.transaction_id
     returning account_id, amount
   ),
+  lines as (
+    select l.*
+      from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[])
+           with ordinality as l(id, transaction_id, head_id, merchant_id, type, amount, blocked, charge_id, withdrawal_id, refund_id, infraction_id, ord)
+      join t on t.id = l.transaction_id
+  ),
   net as (
     select account_id, sum(amount) as amount
       from e
      group by account_id
     having sum(amount) <> 0
   ),
+  touched as (
+    select account_id as id
+      from net
+     union select head_id
+      from lines
+  ),
   locked as materialized (
-    select a.id, a.merchant_id, a.balance
+    select a.id, a.merchant_id, a.balance, a.statement_count, a.statement_total, a.statement_at
       from ledger_accounts a
-      join net on net.account_id = a.id
+      join touched on touched.id = a.id
      order by a.code
        for no key update of a
   ),
+  numbered as (
+    select l.*,
+           k.statement_count + row_number() over w as n,
+           k.statement_total + sum(l.amount) over w as balance_after,
+           greatest(now(), k.statement_at) as at
+      from lines l
+      join locked k on k.id = l.head_id
+    window w as (partition by l.head_id order by l.ord)
+  ),
+  written as (
+    insert into statement_entries (id, merchant_id, n, type, amount, blocked_amount, balance_after, transaction_id, charge_id, withdrawal_id, refund_id, infraction_id, created_at)
+    select id, merchant_id, n, type, amount, blocked, balance_after, transaction_id, charge_id, withdrawal_id, refund_id, infraction_id, at
+      from numbered
+    returning 1
+  ),
+  heads as (
+    select head_id, max(n) as n, sum(amount) as amount, max(at) as at
+      from numbered
+     group by head_id
+  ),
   moved as (
-    update ledger_accounts a set balance = locked.balance + net.amount, updated_at = now()
-      from net
-      join locked on locked.id = net.account_id
-     where a.id = net.account_id and (locked.merchant_id is null or locked.balance + net.amount >= 0)
+    update ledger_accounts a
+       set balance = k.balance + coalesce(net.amount, 0),
+           statement_count = coalesce(h.n, k.statement_count),
+           statement_total = k.statement_total + coalesce(h.amount, 0),
+           statement_at = coalesce(h.at, k.statement_at),
+           updated_at = now()
+      from locked k
+      left join net on net.account_id = k.id
+      left join heads h on h.head_id = k.id
+     where a.id = k.id and (k.merchant_id is null or k.balance + coalesce(net.amount, 0) >= 0)
     returning a.id
   )
   select (select array_agg(reference_id::text) from t) as posted,
-         (select count(*) from net)::int as moves,
-         (select count(*) from moved)::int as moved`;
+         (select count(*) from locked)::int as moves,
+         (select count(*) from moved)::int as moved,
+         (select count(*) from written)::int as written`;
 
 // A merchant's two accounts (parameters: the available and blocked account codes).
 export const BALANCES = `

@@ -41,10 +41,14 @@ async function sharesOf(tx: EntityManager, c: sql.ChargeForRefund, paid: number,
  * or money that open MED infractions are owed, answer 422: `Saldo insuficiente` for the owner, naming each recipient
  * that cannot give its share. The balances are read once the hold's posting has locked every account it moves.
  */
-async function hold(tx: EntityManager, refundId: string, money: Parameters<typeof refundPostings>[1]) {
+async function hold(
+  tx: EntityManager,
+  { refundId, chargeId }: { refundId: string; chargeId: string },
+  money: Parameters<typeof refundPostings>[1],
+) {
   const takers = (money.splits ?? []).filter((x) => x.amount > 0);
   try {
-    await post(tx, 'refund.hold', refundId, refundPostings('hold', money));
+    await post(tx, 'refund.hold', refundId, refundPostings('hold', money), { refundId, chargeId });
   } catch (err) {
     if (!(err instanceof InsufficientFundsError) || takers.length === 0) throw err;
     const short = [];
@@ -123,7 +127,11 @@ export async function requestRefund(
           ).map(sql.refundRow);
           await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
           // the ledger last (its rows stay locked only until the commit); refused funds (422) roll everything above back
-          await hold(tx, refund.id, { amount, feeAmount, merchantId, splits: splits ?? [] });
+          await hold(
+            tx,
+            { refundId: refund.id, chargeId: c.id },
+            { amount, feeAmount, merchantId, splits: splits ?? [] },
+          );
           return refund;
         }),
     },

@@ -154,6 +154,7 @@ export async function applyRefundResult(deps: Deps, refundId: string, result: Re
       completed ? 'refund.complete' : 'refund.release',
       r.id,
       refundPostings(completed ? 'complete' : 'release', money),
+      { refundId: r.id, chargeId: c.id },
     );
     return r;
   });

@@ -42,10 +42,16 @@ export async function createWithdrawal(
         await enqueue(boss, tx, QUEUES.withdrawalSend, { withdrawalId: w.id }); // flushes the row
         // The debit goes last: it locks the ledger rows every payment and withdrawal touch, so hold them the shortest
         // time.
-        await post(tx, 'withdrawal', w.id, [
-          { account: accounts.available(merchantId), amount: -input.amount, merchantId },
-          { account: accounts.acquirerSettlement, amount: input.amount },
-        ]);
+        await post(
+          tx,
+          'withdrawal',
+          w.id,
+          [
+            { account: accounts.available(merchantId), amount: -input.amount, merchantId },
+            { account: accounts.acquirerSettlement, amount: input.amount },
+          ],
+          { withdrawalId: w.id },
+        );
         // what open MED infractions are still owed (not yet blocked) stays out of reach too
         await guardOwed(tx, merchantId);
         return creationView(w);

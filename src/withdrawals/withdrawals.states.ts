@@ -47,10 +47,16 @@ const emit = (em: EntityManager, deps: StateDeps, w: sql.WithdrawalRow, type: Ev
 
 // Money back to the merchant (a failed or returned transfer): the mirror of the withdrawal's debit, posted once.
 const creditBack = (em: EntityManager, w: sql.WithdrawalRow, kind: 'withdrawal.reversal' | 'withdrawal.return') =>
-  post(em, kind, w.id, [
-    { account: accounts.available(w.merchant_id), amount: w.amount, merchantId: w.merchant_id },
-    { account: accounts.acquirerSettlement, amount: -w.amount },
-  ]);
+  post(
+    em,
+    kind,
+    w.id,
+    [
+      { account: accounts.available(w.merchant_id), amount: w.amount, merchantId: w.merchant_id },
+      { account: accounts.acquirerSettlement, amount: -w.amount },
+    ],
+    { withdrawalId: w.id },
+  );
 
 async function complete(em: EntityManager, deps: StateDeps, id: string, batchId: string | null) {
   const w = await transition(em, COMPLETE, [batchId, id]);

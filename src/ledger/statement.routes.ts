@@ -1,0 +1,58 @@
+import { Router, type Response } from 'express';
+import { matchedData } from 'express-validator';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { merchantIdOf } from '../auth/authenticate.ts';
+import { validate } from '../platform/validation.ts';
+import { statementRules } from './statement.validation.ts';
+import { getStatement, statementExport, type StatementEntryView } from './statement.service.ts';
+
+type Query = { page?: number; limit?: number; from?: Date; to?: Date; format?: 'json' | 'csv' };
+
+export const CSV_COLUMNS: (keyof StatementEntryView)[] = [
+  'id',
+  'createdAt',
+  'type',
+  'amount',
+  'blockedAmount',
+  'balanceAfter',
+  'chargeId',
+  'withdrawalId',
+  'refundId',
+  'infractionId',
+];
+
+// The lines as CSV with a header row (csv-stringify quotes what needs it), streamed as they are read.
+async function sendCsv(res: Response, total: number, lines: AsyncIterable<StatementEntryView>) {
+  res.setHeader('content-type', 'text/csv; charset=utf-8');
+  res.setHeader('content-disposition', 'attachment; filename="extrato.csv"');
+  res.setHeader('x-total-count', String(total));
+  await pipeline(Readable.from(lines), stringify({ header: true, columns: CSV_COLUMNS }), res);
+}
+
+async function* once(entries: StatementEntryView[]) {
+  yield* entries;
+}
+
+// GET /v1/merchants/me/statement (contract "Split to recipient merchants, and the statement"): JSON, or CSV with
+// ?format=csv or Accept: text/csv (a page when page or limit is given, else every line of from..to).
+export function statementRoutes(): Router {
+  const router = Router();
+  router.get('/', ...validate(statementRules), async (req, res) => {
+    const q = matchedData(req, { locations: ['query'] }) as Query;
+    const merchantId = merchantIdOf(req);
+    const csv = q.format ? q.format === 'csv' : req.accepts(['application/json', 'text/csv']) === 'text/csv';
+    const range = { from: q.from, until: q.to };
+    const em: EntityManager = req.em;
+    if (csv && q.page === undefined && q.limit === undefined) {
+      const { total, lines } = await statementExport(em, merchantId, range);
+      return sendCsv(res, total, lines);
+    }
+    const body = await getStatement(em, merchantId, { page: q.page ?? 1, limit: q.limit ?? 20, ...range });
+    if (csv) return sendCsv(res, body.total, once(body.entries));
+    res.json(body);
+  });
+  return router;
+}

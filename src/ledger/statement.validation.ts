@@ -1,0 +1,63 @@
+import { listQueryRules, singleQuery } from '../platform/validation.ts';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+// a date-time must say its offset: a bare local time would be read in the server's zone
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+const offsetFormat = new Intl.DateTimeFormat('en-US', { timeZone: 'America/Sao_Paulo', timeZoneName: 'longOffset' });
+const offsetMs = (instant: number) => {
+  const name = offsetFormat.formatToParts(instant).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const m = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
+  return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000 : 0;
+};
+
+/** 00:00 of a São Paulo calendar date `days` after `YYYY-MM-DD` (null: no such date), as an instant. */
+function saoPauloMidnight(date: string, days = 0): Date | null {
+  const m = DATE.exec(date);
+  if (!m) return null;
+  const local = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  const back = new Date(local);
+  if (back.getUTCFullYear() !== Number(m[1]) || back.getUTCMonth() !== Number(m[2]) - 1) return null;
+  const day = local + days * 86_400_000;
+  return new Date(day - offsetMs(day - offsetMs(day)));
+}
+
+/**
+ * `from` and `to` of the statement: a calendar date (`YYYY-MM-DD`, a day in São Paulo: `from` its first instant, `to`
+ * through its last) or an ISO 8601 date-time with its offset (`to` inclusive, to the millisecond the API shows).
+ * Sanitized to the range's bounds: from (inclusive) and until (exclusive).
+ */
+export function instantOf(value: string, bound: 'from' | 'to'): Date | null {
+  if (DATE.test(value)) return saoPauloMidnight(value, bound === 'to' ? 1 : 0);
+  if (!DATE_TIME.test(value)) return null;
+  const t = Date.parse(value);
+  if (!Number.isFinite(t)) return null;
+  return new Date(bound === 'to' ? t + 1 : t);
+}
+
+const rangeRule = (bound: 'from' | 'to') =>
+  singleQuery(bound)
+    .custom((v) => typeof v === 'string' && instantOf(v, bound) !== null)
+    .withMessage(
+      `${bound} deve ser uma data (AAAA-MM-DD) ou data e hora ISO 8601 com fuso (ex.: 2026-11-01T00:00:00-03:00)`,
+    )
+    .bail()
+    .customSanitizer((v: string) => instantOf(v, bound));
+
+export const STATEMENT_FORMATS = ['json', 'csv'] as const;
+
+// GET /v1/merchants/me/statement: page and limit as every listing, from <= to, format json or csv.
+export const statementRules = [
+  ...listQueryRules,
+  rangeRule('from'),
+  rangeRule('to')
+    .custom((until: Date, { req }) => {
+      const from = (req.query as { from?: unknown }).from; // as sent (Express 5 parses the query on each read)
+      const start = from instanceof Date ? from : typeof from === 'string' ? instantOf(from, 'from') : null;
+      return start === null || start < until;
+    })
+    .withMessage('to deve ser posterior a from'),
+  singleQuery('format')
+    .custom((v) => typeof v === 'string' && (STATEMENT_FORMATS as readonly string[]).includes(v))
+    .withMessage('format deve ser json ou csv'),
+];
