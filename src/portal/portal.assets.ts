@@ -25,7 +25,7 @@ export function pointHooksAtPreact(hooks: string): string {
   return edited;
 }
 
-const vendor = (specifier: string) => readFileSync(fileURLToPath(import.meta.resolve(specifier)), 'utf8');
+const vendor = (resolved: string) => readFileSync(fileURLToPath(resolved), 'utf8');
 
 // Read once at start. Every URL carries the version (a hash of all the files), so the modules' relative imports stay
 // within one version and a browser may keep them for a year.
@@ -35,9 +35,12 @@ export function loadPortalAssets(): PortalAssets {
   for (const name of readdirSync(own).sort())
     if (typeOf(name)) files.set(name, { body: readFileSync(new URL(name, own)), type: typeOf(name) });
   const js = TYPES.js;
-  files.set('vendor/preact.js', { body: Buffer.from(vendor('preact')), type: js });
-  files.set('vendor/hooks.js', { body: Buffer.from(pointHooksAtPreact(vendor('preact/hooks'))), type: js });
-  files.set('vendor/htm.js', { body: Buffer.from(vendor('htm')), type: js });
+  files.set('vendor/preact.js', { body: Buffer.from(vendor(import.meta.resolve('preact'))), type: js });
+  files.set('vendor/hooks.js', {
+    body: Buffer.from(pointHooksAtPreact(vendor(import.meta.resolve('preact/hooks')))),
+    type: js,
+  });
+  files.set('vendor/htm.js', { body: Buffer.from(vendor(import.meta.resolve('htm'))), type: js });
   const hash = createHash('sha256');
   for (const [name, file] of files) hash.update(name).update(file.body);
   return { version: hash.digest('hex').slice(0, 12), files };

@@ -21,7 +21,7 @@ export function portalRoutes(): Router {
   // /portal/assets/<version>/<file>: the current version is immutable; another (a page loaded before a deploy)
   // gets today's files, not to be kept.
   router.get('/assets/:version/{*file}', (req, res, next) => {
-    const name = ([] as string[]).concat(req.params.file).join('/');
+    const name = (req.params.file ?? []).join('/');
     const file = files.get(name);
     if (!file) return next();
     const current = req.params.version === version;
