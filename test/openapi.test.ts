@@ -110,6 +110,7 @@ test('every path of the spec section 4 and of the contract is present with the r
   t.deepEqual(methodsOf(doc.paths['/health']), ['get']);
   t.deepEqual(methodsOf(doc.paths['/openapi.json']), ['get']);
   t.deepEqual(methodsOf(doc.paths['/docs']), ['get']);
+  t.deepEqual(methodsOf(doc.paths['/portal']), ['get']);
   t.deepEqual(methodsOf(doc.paths['/v1/merchants/me/withdrawals/{id}']), ['get']);
 });
 
@@ -142,6 +143,7 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
       '/docs',
       '/pay/{id}',
       '/pay/{id}/status',
+      '/portal',
       '/v1/acquirer/apipix/{token}',
       '/v1/acquirer/apipix/{token}/pix',
     ];

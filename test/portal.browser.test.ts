@@ -252,6 +252,14 @@ test.serial(
     t.deepEqual(types.slice(0, 3), ['Saque', 'Reembolso', 'Cobrança recebida']);
     t.is(await text(page, 'table.list tbody td[data-label="Valor"]'), `-${brl(10_000)}`);
     await check(t, page, 'extrato', 'desktop');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Baixar CSV' }).click(),
+  ]);
+  t.is(download.suggestedFilename(), 'extrato.csv');
+  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\n');
+  t.regex(csv[0], /^id,createdAt,type,amount,/);
+  t.is(csv.length, statement.entries.length + 1, 'a header and every line');
 
     // Webhooks: the deliveries of that webhook; resend one, send a test, rotate the secret
     await nav(page, 'Webhooks');
