@@ -252,14 +252,16 @@ test.serial(
     t.deepEqual(types.slice(0, 3), ['Saque', 'Reembolso', 'Cobrança recebida']);
     t.is(await text(page, 'table.list tbody td[data-label="Valor"]'), `-${brl(10_000)}`);
     await check(t, page, 'extrato', 'desktop');
-  const [download] = await Promise.all([
-    page.waitForEvent('download'),
-    page.getByRole('button', { name: 'Baixar CSV' }).click(),
-  ]);
-  t.is(download.suggestedFilename(), 'extrato.csv');
-  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\n');
-  t.regex(csv[0], /^id,createdAt,type,amount,/);
-  t.is(csv.length, statement.entries.length + 1, 'a header and every line');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Baixar CSV' }).click(),
+    ]);
+    t.is(download.suggestedFilename(), 'extrato.csv');
+    const csv = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\n');
+    t.regex(csv[0], /^id,createdAt,type,amount,/);
+    t.is(csv.length, statement.entries.length + 1, 'a header and every line');
 
     // Webhooks: the deliveries of that webhook; resend one, send a test, rotate the secret
     await nav(page, 'Webhooks');
@@ -342,8 +344,18 @@ test.serial('on a phone (390x844) every page reads without horizontal scroll and
   await waitUntil(async () => (await m.http.get(`/v1/charges/${chargeId}`)).body.charge.status === 'PAID');
   await m.http.post('/v1/webhooks/merchant', { url: receiver.url('/phone'), name: 'Pedidos', events: ['charge.paid'] });
   const { page, problems, elsewhere } = await open(t, PHONE);
+  const bytes: Promise<number>[] = [];
+  page.on(
+    'requestfinished',
+    (req) => void bytes.push(req.sizes().then((s) => s.responseHeadersSize + s.responseBodySize)),
+  );
   await logIn(page, m);
   await page.locator('[data-testid=available]').waitFor();
+  const total = (await Promise.all(bytes)).reduce((a, b) => a + b, 0);
+  t.log(
+    `phone: login and Início in ${bytes.length} responses, ${total} bytes (the page, its modules, Preact, the API)`,
+  );
+  t.true(total < 150 * 1024, `${total} bytes`);
   await check(t, page, 'inicio', 'phone');
   for (const [link, title, name] of [
     ['Cobranças', 'Cobranças', 'cobrancas'],
