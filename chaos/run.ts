@@ -2,7 +2,8 @@
 // racing the expiry sweep), refunds, withdrawals and bad input, while the worker and the webhook daemon are killed with
 // SIGKILL four times each and PostgreSQL is crashed once; webhook receivers answer 500, hang past the timeout or drop
 // the connection; two merchants' clients of the event stream (SSE) connect during the load, are cut off four times
-// and resume with Last-Event-ID. Then it waits for the system to settle and checks that no money and no event was lost
+// and resume with Last-Event-ID; two merchants also have a webhook whose endpoint always fails, which must end
+// disabled (disabledReason FAILING). Then it waits for the system to settle and checks that no money and no event was lost
 // (and that each stream client saw every event once, in commit order), and reports the recovery time per queue. Exit code 1 when a check fails. Only 127.0.0.1 is ever the target.
 // `npm run chaos -- --pgbouncer`: the three processes reach PostgreSQL only through a PgBouncer in transaction pooling
 // mode (DATABASE_POOL_MODE=transaction, no direct URL: the worker and the daemon poll their queues).
@@ -16,7 +17,7 @@ import { freePort, root } from '../bench/lib/stack.ts';
 import { onboardMerchant } from '../bench/lib/merchant.ts';
 import { percentile, round } from '../bench/lib/report.ts';
 import { query, startDatabase, supervise, waitForApi, type Supervised } from './lib/cluster.ts';
-import { startFlaky, startRecorder } from './lib/receivers.ts';
+import { startDead, startFlaky, startRecorder } from './lib/receivers.ts';
 import { createLoad, type Merchant } from './lib/load.ts';
 import { createRecoveryMonitor } from './lib/recovery.ts';
 import { runChecks, settled, type Check, type Window } from './lib/checks.ts';
@@ -58,7 +59,10 @@ try {
     PUBLIC_BASE_URL: base,
     RATE_LIMIT_ENABLED: 'false',
     WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
-    WEBHOOK_RETRY_SCALE: '0.05', // retries within seconds, so the flaky receivers' deliveries end within the run
+    // the whole retry schedule within ~20 s, so the flaky receiver's deliveries end, and the dead endpoint's fail for
+    // good, within the run; automatic disabling after 10 final failures over 10 h x 0.0002 = 7.2 s
+    WEBHOOK_RETRY_SCALE: '0.0002',
+    WEBHOOK_DISABLE_AFTER_HOURS: '10',
     JWT_SECRET: 'chaos-secret-chaos-secret-chaos-secret-42',
   };
   for (const name of ['api', 'worker', 'webhooks'] as const) procs.push(await supervise(name, env, results));
@@ -67,11 +71,19 @@ try {
 
   const recorder = await startRecorder();
   const flaky = await startFlaky(WEBHOOK_TIMEOUT_MS + 2000);
+  const dead = await startDead();
   const merchants: Merchant[] = [];
+  const deadHooks: { apiKey: string; id: string }[] = [];
   for (let index = 0; index < MERCHANTS; index++) {
     const m = await onboardMerchant(base, db.url);
     for (const url of [recorder.url, flaky.url])
       await m.call('POST', '/v1/webhooks/merchant', { url, events: EVENT_TYPES });
+    if (index >= MERCHANTS - 2) {
+      const created = (await m.call('POST', '/v1/webhooks/merchant', { url: dead.url })) as {
+        webhook: { id: string };
+      };
+      deadHooks.push({ apiKey: m.apiKey, id: created.webhook.id });
+    }
     merchants.push({ index, apiKey: m.apiKey, merchantId: m.merchantId });
   }
   const since = new Date(); // every event from now on has both webhooks to go to
@@ -159,7 +171,7 @@ try {
     since,
   });
   checks.unshift({ check: 'settled within the deadline', value: `${(drainMs / 1000).toFixed(1)} s`, ok: s.done });
-  checks.push(...streamChecks);
+  checks.push(...streamChecks, ...(await disabledChecks(base, db.url, deadHooks, dead.requests())));
   for (const p of procs)
     checks.push({ check: `${p.name}: killed / died on its own`, value: `${p.kills} / ${p.unexpectedExits}`, ok: true });
 
@@ -243,6 +255,7 @@ try {
   exitCode = failed.length ? 1 : 0;
   await recorder.close();
   await flaky.close();
+  await dead.close();
 } catch (err) {
   console.error(err);
 } finally {
@@ -262,4 +275,30 @@ function printTable(rows: Check[]) {
   for (const r of rows)
     console.log(`| ${r.check.padEnd(w)} | ${String(r.value).padEnd(v)} | ${r.ok ? 'yes' : 'NO '} |`);
   console.log();
+}
+
+// The dead endpoint's webhooks, as their merchants see them: INACTIVE, FAILING; and no delivery created after that.
+async function disabledChecks(base: string, url: string, hooks: { apiKey: string; id: string }[], requests: number) {
+  const seen = await Promise.all(
+    hooks.map(async ({ apiKey, id }) => {
+      const res = await fetch(`${base}/v1/webhooks/merchant`, { headers: { authorization: `Bearer ${apiKey}` } });
+      const { webhooks } = (await res.json()) as { webhooks: { id: string; status: string; disabledReason: string }[] };
+      return webhooks.find((w) => w.id === id);
+    }),
+  );
+  const disabled = seen.filter((w) => w?.status === 'INACTIVE' && w.disabledReason === 'FAILING').length;
+  const [{ late }] = await query<{ late: number }>(
+    url,
+    `select count(*)::int as late from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+      where w.id = any($1::uuid[]) and d.created_at > w.disabled_at`,
+    [hooks.map((h) => h.id)],
+  );
+  return [
+    {
+      check: 'always-failing endpoints disabled (FAILING) / their requests',
+      value: `${disabled}/${hooks.length} / ${requests}`,
+      ok: disabled === hooks.length,
+    },
+    { check: 'deliveries created for them after their disabling', value: late, ok: late === 0 },
+  ] satisfies Check[];
 }

@@ -236,6 +236,8 @@ test('recover: re-queues the FAILED deliveries created in the window, each under
     t.is((await m.http.post(`${PATH}/${w.id}/recover`, body)).status, 400, JSON.stringify(body));
   }
   answer = 200;
+  // four final failures may have disabled it (auto-disable needs 3 over 0.864 s here): re-enabled, as a merchant would
+  await m.http.patch(`${PATH}/${w.id}`, { status: 'ACTIVE' });
   const before = r.requests.length;
   const res = await m.http.post(`${PATH}/${w.id}/recover`, { since });
   t.is(res.status, 202);

@@ -67,3 +67,18 @@ export async function startFlaky(hangMs: number): Promise<Receiver & { counts: F
   }
   return { url: await listen(server), counts, close: closer(server) };
 }
+
+// A dead endpoint: every delivery fails (500). Its webhooks must end disabled (disabledReason FAILING) without
+// holding back anyone else's deliveries.
+export async function startDead(): Promise<Receiver & { requests: () => number }> {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    void readBody(req)
+      .catch(() => '')
+      .then(() => {
+        requests++;
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('down');
+      });
+  });
+  return { url: await listen(server), requests: () => requests, close: closer(server) };
+}

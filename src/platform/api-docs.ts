@@ -7,9 +7,16 @@ const OWN_FILES = new URL('./api-docs/', import.meta.url);
 // Scalar's standalone bundle (dist/browser: the script and the chunks it loads), served from the npm package, no CDN.
 const SCALAR_DIR = fileURLToPath(new URL('./browser/', import.meta.resolve('@scalar/api-reference')));
 
-// docs/openapi.yaml as JSON, read once: the file is the record, the route only serves it.
+let parsed: Record<string, unknown> | undefined;
+
+// docs/openapi.yaml as JSON, read once per process (parsing it takes a while: the route serving it and the webhook
+// catalogue's schemas share one copy, which nobody modifies): the file is the record, the routes only serve it.
 export function loadOpenApiDocument(): Record<string, unknown> {
-  return parse(readFileSync(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8')) as Record<string, unknown>;
+  parsed ??= parse(readFileSync(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  return parsed;
 }
 
 // GET /openapi.json and the API reference at /docs, unauthenticated; no inline script, so the CSP allows it.

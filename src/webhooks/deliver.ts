@@ -60,6 +60,7 @@ export async function deliverBatch(ctx: DeliverContext, jobs: Job<DeliverJob>[])
   }
 
   const { now, later } = await pace(ctx, toSend);
+  await defer(ctx, later); // before the POSTs: a slow receiver in this batch must not hold their new jobs back
   const recorder = attemptRecorder(ctx);
   await Promise.all(
     now.map(async ({ job, row, wait }) => {
@@ -86,7 +87,6 @@ export async function deliverBatch(ctx: DeliverContext, jobs: Job<DeliverJob>[])
     }),
   );
   await recorder.done();
-  await defer(ctx, later);
 }
 
 type Paced = Work & { wait: number };

@@ -99,7 +99,9 @@ const deliveryListRules = [
 // /v1/webhooks/merchant (spec 4.10-4.14, contract "Webhooks: self-service for merchants").
 export function webhookRoutes({ config, boss }: Deps): Router {
   const router = Router();
-  const schemas = eventSchemas();
+  // built on first use, not at startup: the API starts without parsing the OpenAPI document for it
+  let built: ReturnType<typeof eventSchemas> | undefined;
+  const schemas = () => (built ??= eventSchemas());
 
   // Declared before /:id so the literal path can never be taken for an id.
   router.get('/events', (_req, res) => {
@@ -108,8 +110,8 @@ export function webhookRoutes({ config, boss }: Deps): Router {
         event,
         description,
         category,
-        schema: schemas.get(event)!.schema,
-        example: schemas.get(event)!.example,
+        schema: schemas().get(event)!.schema,
+        example: schemas().get(event)!.example,
       })),
     });
   });
@@ -206,7 +208,7 @@ export function webhookRoutes({ config, boss }: Deps): Router {
       const delivery = await sendTestDelivery(
         req.em,
         boss,
-        schemas,
+        schemas(),
         merchantIdOf(req),
         String(req.params.id),
         (req.body as { event: EventType }).event,
