@@ -69,7 +69,8 @@ module.exports = {
     },
     {
       name: 'sdk-stands-alone',
-      comment: 'sdk/ is a package of its own (@pix-payments/sdk): its sources import only each other and its dependencies',
+      comment:
+        'sdk/ is a package of its own (@pix-payments/sdk): its sources import only each other and its dependencies',
       severity: 'error',
       from: { path: '^sdk/src/' },
       to: { path: '^(?!sdk/src/|node_modules/)', dependencyTypesNot: ['core'] },
