@@ -5,8 +5,7 @@ import { parseArgs } from 'node:util';
 import { createPixClient } from './client.ts';
 import { EVENT_NAMES, isEventName, type EventName } from './events.ts';
 import { listen } from './listen.ts';
-import { StreamError } from './stream.ts';
-import { RECIPES, trigger, TriggerError } from './trigger.ts';
+import { RECIPES, trigger } from './trigger.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -94,11 +93,12 @@ main(process.argv.slice(2), process.env).then(
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`pix-payments: ${(err as Error).message}\n\n${USAGE}`);
       process.exitCode = 2;
-    } else if (err instanceof TriggerError || err instanceof StreamError) {
-      console.error(`pix-payments: ${err.message}`);
-      process.exitCode = 1;
     } else {
-      console.error(err);
+      // the API's refusal, or the network's (fetch failed: its cause says why, e.g. ECONNREFUSED)
+      const { message, cause } = err as Error;
+      const why = cause instanceof Error ? `: ${cause.message}` : '';
+      console.error(`pix-payments: ${message}${why}`);
+      if (process.env.DEBUG) console.error(err);
       process.exitCode = 1;
     }
   },
