@@ -32,12 +32,19 @@ let adminUrl = process.env.DATABASE_URL;
 if (!adminUrl) {
   try {
     dataDir = serverTempDir('pix-test-pg-'); // as root, owned by the user the server runs as
-    embedded = await startEmbeddedPostgres({
-      dir: join(dataDir, 'pg'),
-      port: await freePort(),
-      database: 'postgres',
-      persistent: false,
-    });
+    // the free port we picked can be taken before the server binds it (other test runs on the machine): try again
+    for (let attempt = 1; !embedded; attempt++) {
+      try {
+        embedded = await startEmbeddedPostgres({
+          dir: join(dataDir, 'pg'),
+          port: await freePort(),
+          database: 'postgres',
+          persistent: false,
+        });
+      } catch (err) {
+        if (attempt >= 5 || !/Address already in use/.test((err as Error).message)) throw err;
+      }
+    }
   } catch (err) {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     console.error(`npm test: no embedded PostgreSQL: ${(err as Error).message}`);

@@ -25,7 +25,10 @@ export async function freePort(): Promise<number> {
 
 export type Database = { url: string; adminUrl: string; version: string; stop: () => Promise<void> };
 
-export async function startDatabase(name = `pix_bench_${process.pid}`): Promise<Database> {
+export async function startDatabase(
+  name = `pix_bench_${process.pid}`,
+  settings?: Record<string, string>,
+): Promise<Database> {
   let embedded: EmbeddedDb | undefined;
   let dir: string | undefined;
   let adminUrl = process.env.DATABASE_URL;
@@ -36,6 +39,7 @@ export async function startDatabase(name = `pix_bench_${process.pid}`): Promise<
       port: await freePort(),
       database: 'postgres',
       persistent: false,
+      settings,
     });
     adminUrl = embedded.adminUrl;
   }
@@ -74,7 +78,12 @@ export type Proc = {
 const appOf = (script: string) => /^apps\/(\w+)\//.exec(script)?.[1] as App;
 
 // Forks apps/<app>/main.ts (or any script) and waits for its "ready" message.
-export async function startProc(name: string, script: string, env: Record<string, string>): Promise<Proc> {
+export async function startProc(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  extraFlags: string[] = [],
+): Promise<Proc> {
   const child = fork(join(root, script), [], {
     env: {
       ...PROCESS_ENV,
@@ -90,7 +99,7 @@ export async function startProc(name: string, script: string, env: Record<string
     // as npm start and package.json's start:* scripts run them (BENCH_NODE_FLAGS overrides, to try other V8 flags)
     execArgv: process.env.BENCH_NODE_FLAGS
       ? process.env.BENCH_NODE_FLAGS.split(' ')
-      : [...(PROCESS_FLAGS[appOf(script)] ?? [])],
+      : [...(PROCESS_FLAGS[appOf(script)] ?? []), ...extraFlags],
   });
   await new Promise<void>((resolve, reject) => {
     child.on('message', (m) => m === 'ready' && resolve());

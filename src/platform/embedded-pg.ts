@@ -90,6 +90,8 @@ export async function startEmbeddedPostgres(opts: {
   port: number;
   database: string;
   persistent?: boolean;
+  /** extra server settings (`-c name=value`), e.g. the breakdown benchmark's pg_stat_statements */
+  settings?: Record<string, string>;
 }): Promise<EmbeddedDb> {
   const dir = resolve(opts.dir);
   const as = serverUser();
@@ -113,6 +115,7 @@ export async function startEmbeddedPostgres(opts: {
       'max_connections=300',
       '-c',
       'fsync=on',
+      ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
     ],
     as,
     'INT',
