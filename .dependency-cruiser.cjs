@@ -69,6 +69,14 @@ module.exports = {
       from: { path: '^(src|apps)/', pathNot: '\\.test\\.ts$' },
       to: { path: '^test/' },
     },
+    {
+      name: 'sdk-stands-alone',
+      comment:
+        'sdk/ is a package of its own (@pix-payments/sdk): its sources import only each other and its dependencies',
+      severity: 'error',
+      from: { path: '^sdk/src/' },
+      to: { path: '^(?!sdk/src/|node_modules/)', dependencyTypesNot: ['core'] },
+    },
     ...layers,
   ],
   options: {

@@ -3,7 +3,18 @@ import tseslint from 'typescript-eslint';
 import sqlLayout from './lint/sql-layout.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'bench/results/', 'bench/tmp/', 'chaos/results/', '.scratch/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.data/',
+      'bench/results/',
+      'bench/tmp/',
+      'chaos/results/',
+      '.scratch/',
+      'sdk/dist/',
+      'sdk/src/openapi.ts', // generated
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

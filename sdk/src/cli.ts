@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// pix-payments: `listen` forwards your events to a local URL, signed; `trigger` makes the sandbox produce one.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createPixClient } from './client.ts';
+import { EVENT_NAMES, isEventName, type EventName } from './events.ts';
+import { listen } from './listen.ts';
+import { RECIPES, trigger } from './trigger.ts';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+const USAGE = `pix-payments ${version}
+
+Usage:
+  pix-payments listen --forward-to <url> [--events a,b] [--secret whsec_...]
+      Forwards your events (GET /v1/events/stream) to <url> as they happen, signed as webhooks are
+      (Standard Webhooks) with the secret it prints at start (or --secret). Resumes after a dropped connection.
+  pix-payments trigger <event>
+      Makes the sandbox produce <event>:
+${EVENT_NAMES.map((e) => `        ${e.padEnd(28)} ${RECIPES[e].does}`).join('\n')}
+
+Options:
+  --token <jwt or lk_ key>   or PIX_TOKEN
+  --base-url <url>           or PIX_BASE_URL (default http://localhost:3000)
+  --help, --version`;
+
+class UsageError extends Error {}
+
+function eventList(value: string | undefined): EventName[] {
+  const names = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !isEventName(n));
+  if (unknown.length) throw new UsageError(`unknown event(s): ${unknown.join(', ')}; known: ${EVENT_NAMES.join(', ')}`);
+  return names as EventName[];
+}
+
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      token: { type: 'string' },
+      'base-url': { type: 'string' },
+      'forward-to': { type: 'string' },
+      events: { type: 'string' },
+      secret: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+  if (values.version) return (console.log(version), 0);
+  const [command, ...rest] = positionals;
+  if (values.help || !command) return (console.log(USAGE), values.help ? 0 : 2);
+  const token = values.token ?? env.PIX_TOKEN;
+  const baseUrl = values['base-url'] ?? env.PIX_BASE_URL ?? 'http://localhost:3000';
+  if (!token) throw new UsageError('no credential: pass --token or set PIX_TOKEN (a JWT or an lk_ API key)');
+  if (!URL.canParse(baseUrl)) throw new UsageError(`--base-url is not a URL: ${baseUrl}`);
+
+  if (command === 'listen') {
+    const forwardTo = values['forward-to'];
+    if (!forwardTo || !URL.canParse(forwardTo)) throw new UsageError('listen needs --forward-to <url>');
+    const stop = new AbortController();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+    await listen({
+      baseUrl,
+      token,
+      forwardTo,
+      events: eventList(values.events),
+      secret: values.secret,
+      userAgent: `pix-payments-cli/${version}`,
+      signal: stop.signal,
+    });
+    return 0;
+  }
+  if (command === 'trigger') {
+    const [event] = rest;
+    if (!event || !isEventName(event)) throw new UsageError(`trigger needs one of: ${EVENT_NAMES.join(', ')}`);
+    const client = createPixClient({ baseUrl, token, headers: { 'user-agent': `pix-payments-cli/${version}` } });
+    const { eventId } = await trigger(client, event, { log: (line) => console.log(line) });
+    console.log(`Triggered ${event}: event ${eventId}`);
+    return 0;
+  }
+  throw new UsageError(`unknown command: ${command}`);
+}
+
+main(process.argv.slice(2), process.env).then(
+  (code) => (process.exitCode = code),
+  (err: unknown) => {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`pix-payments: ${(err as Error).message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else {
+      // the API's refusal, or the network's (fetch failed: its cause says why, e.g. ECONNREFUSED)
+      const { message, cause } = err as Error;
+      const why = cause instanceof Error ? `: ${cause.message}` : '';
+      console.error(`pix-payments: ${message}${why}`);
+      if (process.env.DEBUG) console.error(err);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,214 @@
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { startReceiver, type Receiver } from '../../test/support/receiver.ts';
+import type { TestApp } from '../../test/support/app.ts';
+import { trigger, verifyWebhook, EVENT_NAMES, type PixClient } from '../src/index.ts';
+import { integrator, startService } from './support.ts';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+let app: TestApp;
+let close: () => Promise<void>;
+const cleanups: (() => Promise<unknown> | void)[] = [];
+test.before(async () => {
+  ({ app, close } = await startService());
+});
+test.after.always(async () => {
+  for (const c of cleanups.reverse()) await c(); // the CLIs first: they hold connections to the rest
+  await close?.();
+});
+
+// The CLI as a developer runs it, in its own process; its output kept line by line.
+function cli(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  cleanups.push(() => void child.kill('SIGKILL'));
+  return {
+    exited,
+    get out() {
+      return out;
+    },
+    get err() {
+      return err;
+    },
+    stop: () => child.kill('SIGINT'),
+    // resolves with the match once the output has it
+    async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const m = out.match(pattern);
+        if (m) return m;
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`no ${pattern} in the output:\n${out}\n${err}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+  };
+}
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver();
+  cleanups.push(() => r.close());
+  return r;
+}
+
+async function payCharge(pix: PixClient, amount: number) {
+  const { charge } = (await pix.POST('/v1/charges', { body: { amount, description: 'venda' } })).data!;
+  await pix.POST('/v1/sandbox/charges/{id}/pay', { params: { path: { id: charge.id } } });
+  return charge;
+}
+
+test('listen forwards the events asked for, signed with the secret it printed, the body as the API sends it', async (t) => {
+  const { pix, apiKey } = await integrator(app);
+  const hook = await receiver();
+  const listen = cli(['listen', '--forward-to', hook.url('/hook'), '--events', 'charge.paid,charge.refunded'], {
+    PIX_TOKEN: apiKey,
+    PIX_BASE_URL: app.baseUrl,
+  });
+  const [, secret] = await listen.waitFor(/signing secret is (whsec_\S+)/);
+  await listen.waitFor(/connected to the event stream/);
+
+  // not asked for (pixkey.updated), then asked for (charge.paid)
+  t.is(
+    (await pix.POST('/v1/merchants/me/pix-keys', { body: { type: 'CHAVE_ALEATORIA', key: randomUUID() } })).response
+      .status,
+    201,
+  );
+  const charge = await payCharge(pix, 4200);
+  const [request] = await hook.waitFor(1, 20_000);
+  const event = verifyWebhook({ secret, headers: request.headers, body: request.body });
+  if (event.event !== 'charge.paid') return t.fail(event.event);
+  t.like(event.data, { id: charge.id, status: 'PAID', amount: 4200 });
+  t.is(request.headers['webhook-id'], `msg_${event.id.replaceAll('-', '')}`);
+  t.is(request.headers['content-type'], 'application/json');
+  t.deepEqual((await pix.GET('/v1/events/{id}', { params: { path: { id: event.id } } })).data!.event, event);
+  t.throws(() =>
+    verifyWebhook({ secret, headers: request.headers, body: request.body.replace('"amount":4200', '"amount":1') }),
+  );
+
+  await listen.waitFor(/<-- \[200\] POST/);
+  t.is(hook.requests.length, 1); // the PIX key's event came first on the stream, and was left out
+  listen.stop();
+  t.is(await listen.exited, 0);
+});
+
+// A TCP relay to the API that can drop every connection and refuse new ones for a while: a network outage.
+async function relay(target: string) {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<Socket>();
+  let down = false;
+  const server = createServer((socket) => {
+    if (down) return void socket.destroy();
+    const upstream = connect(Number(port), hostname);
+    for (const s of [socket, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => (sockets.delete(s), socket.destroy(), upstream.destroy()));
+    }
+    socket.pipe(upstream).pipe(socket);
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanups.push(() => {
+    for (const s of sockets) s.destroy();
+    return new Promise((r) => server.close(r));
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    cut() {
+      down = true;
+      for (const s of sockets) s.destroy();
+    },
+    restore: () => void (down = false),
+  };
+}
+
+test('listen resumes after a dropped connection with Last-Event-ID: the event of the outage arrives, none twice', async (t) => {
+  const { pix, apiKey } = await integrator(app);
+  const hook = await receiver();
+  const network = await relay(app.baseUrl);
+  const listen = cli(['listen', '--forward-to', hook.url(), '--events', 'charge.paid'], {
+    PIX_TOKEN: apiKey,
+    PIX_BASE_URL: network.url,
+  });
+  const [, secret] = await listen.waitFor(/signing secret is (whsec_\S+)/);
+  await listen.waitFor(/connected to the event stream/);
+  const before = await payCharge(pix, 100);
+  await hook.waitFor(1, 20_000);
+
+  network.cut();
+  await listen.waitFor(/stream lost/);
+  const during = await payCharge(pix, 200);
+  const paid = async () =>
+    (await pix.GET('/v1/charges/{id}', { params: { path: { id: during.id } } })).data!.charge.status === 'PAID';
+  while (!(await paid())) await new Promise((r) => setTimeout(r, 50));
+  network.restore();
+
+  const requests = await hook.waitFor(2, 30_000);
+  const events = requests.map((r) => verifyWebhook({ secret, headers: r.headers, body: r.body }));
+  t.deepEqual(
+    events.map((e) => e.data.id),
+    [before.id, during.id],
+  );
+  // it came back asking for what follows the last event it had forwarded
+  t.true(listen.out.includes(`connected to the event stream after ${events[0].id}`), listen.out);
+  const after = await payCharge(pix, 300);
+  await hook.waitFor(3, 20_000);
+  t.deepEqual(
+    hook.requests.map((r) => verifyWebhook({ secret, headers: r.headers, body: r.body }).data.id),
+    [before.id, during.id, after.id],
+  );
+});
+
+test('trigger charge.paid creates a charge and pays it in the sandbox; the API records the event', async (t) => {
+  const { pix, apiKey } = await integrator(app);
+  const run = cli(['trigger', 'charge.paid', '--token', apiKey, '--base-url', app.baseUrl]);
+  t.is(await run.exited, 0, run.err);
+  const [, eventId] = run.out.match(/Triggered charge\.paid: event ([0-9a-f-]{36})/)!;
+  const { event } = (await pix.GET('/v1/events/{id}', { params: { path: { id: eventId } } })).data!;
+  if (event.event !== 'charge.paid') return t.fail(event.event);
+  t.is(event.data.status, 'PAID');
+  t.is(event.data.description, 'pix-payments trigger');
+});
+
+test('trigger produces each event the sandbox can; infraction.refund_completed is explained, not faked', async (t) => {
+  const { pix, apiKey } = await integrator(app);
+  const producible = EVENT_NAMES.filter((e) => e !== 'infraction.refund_completed');
+  for (const name of producible) {
+    const { eventId, resourceId } = await trigger(pix, name);
+    const { event } = (await pix.GET('/v1/events/{id}', { params: { path: { id: eventId } } })).data!;
+    t.is(event.event, name);
+    t.is(event.data.id, resourceId);
+  }
+  const seen = (await pix.GET('/v1/events', { params: { query: { limit: 100 } } })).data!.events.map((e) => e.event);
+  t.deepEqual([...new Set(seen)].sort(), [...producible].sort());
+
+  const operatorOnly = cli(['trigger', 'infraction.refund_completed'], {
+    PIX_TOKEN: apiKey,
+    PIX_BASE_URL: app.baseUrl,
+  });
+  t.is(await operatorOnly.exited, 1);
+  t.regex(operatorOnly.err, /infraction:accept/);
+  const unknown = cli(['trigger', 'charge.created'], { PIX_TOKEN: apiKey, PIX_BASE_URL: app.baseUrl });
+  t.is(await unknown.exited, 2);
+  t.regex(unknown.err, /trigger needs one of: charge\.paid/);
+  const anonymous = cli(['trigger', 'charge.paid'], { PIX_BASE_URL: app.baseUrl });
+  t.is(await anonymous.exited, 2);
+  t.regex(anonymous.err, /PIX_TOKEN/);
+  const refused = cli(['listen', '--forward-to', 'http://127.0.0.1:9/'], {
+    PIX_TOKEN: 'lk_nope',
+    PIX_BASE_URL: app.baseUrl,
+  });
+  t.is(await refused.exited, 1);
+  t.regex(refused.err, /Chave de API inválida/);
+});
