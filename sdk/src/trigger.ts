@@ -162,7 +162,7 @@ export const RECIPES: Record<EventName, Recipe> = {
 export async function trigger(
   client: PixClient,
   event: EventName,
-  { log = () => {}, timeoutMs = 30_000 }: { log?: (line: string) => void; timeoutMs?: number } = {},
+  { log = () => {}, timeoutMs = 60_000 }: { log?: (line: string) => void; timeoutMs?: number } = {},
 ): Promise<{ eventId: string; resourceId: string }> {
   const ctx = { client, log, timeoutMs };
   const { resourceId } = await RECIPES[event].run(ctx);

@@ -44,7 +44,7 @@ function cli(args: string[], env: Record<string, string> = {}) {
     },
     stop: () => child.kill('SIGINT'),
     // resolves with the match once the output has it
-    async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+    async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const m = out.match(pattern);
@@ -86,7 +86,7 @@ test('listen forwards the events asked for, signed with the secret it printed, t
     201,
   );
   const charge = await payCharge(pix, 4200);
-  const [request] = await hook.waitFor(1, 20_000);
+  const [request] = await hook.waitFor(1, 60_000);
   const event = verifyWebhook({ secret, headers: request.headers, body: request.body });
   if (event.event !== 'charge.paid') return t.fail(event.event);
   t.like(event.data, { id: charge.id, status: 'PAID', amount: 4200 });
@@ -144,7 +144,7 @@ test('listen resumes after a dropped connection with Last-Event-ID: the event of
   const [, secret] = await listen.waitFor(/signing secret is (whsec_\S+)/);
   await listen.waitFor(/connected to the event stream/);
   const before = await payCharge(pix, 100);
-  await hook.waitFor(1, 20_000);
+  await hook.waitFor(1, 60_000);
 
   network.cut();
   await listen.waitFor(/stream lost/);
@@ -154,7 +154,7 @@ test('listen resumes after a dropped connection with Last-Event-ID: the event of
   while (!(await paid())) await new Promise((r) => setTimeout(r, 50));
   network.restore();
 
-  const requests = await hook.waitFor(2, 30_000);
+  const requests = await hook.waitFor(2, 60_000);
   const events = requests.map((r) => verifyWebhook({ secret, headers: r.headers, body: r.body }));
   t.deepEqual(
     events.map((e) => e.data.id),
@@ -163,7 +163,7 @@ test('listen resumes after a dropped connection with Last-Event-ID: the event of
   // it came back asking for what follows the last event it had forwarded
   t.true(listen.out.includes(`connected to the event stream after ${events[0].id}`), listen.out);
   const after = await payCharge(pix, 300);
-  await hook.waitFor(3, 20_000);
+  await hook.waitFor(3, 60_000);
   t.deepEqual(
     hook.requests.map((r) => verifyWebhook({ secret, headers: r.headers, body: r.body }).data.id),
     [before.id, during.id, after.id],

@@ -55,7 +55,7 @@ async function deliveredChargePaid() {
   const { secret } = hook.data!.webhook as { secret: string };
   const { charge } = (await pix.POST('/v1/charges', { body: { amount: 1050, description: 'Pedido 1' } })).data!;
   await pix.POST('/v1/sandbox/charges/{id}/pay', { params: { path: { id: charge.id } } });
-  const [delivery] = await receiver.waitFor(1);
+  const [delivery] = await receiver.waitFor(1, 60_000); // generous: a loaded machine
   return { delivery, secret, charge };
 }
 

@@ -185,7 +185,7 @@ console.log(JSON.stringify(data ?? error));
       env: withApi,
     });
     const eventId = triggered.stdout.match(/Triggered charge\.paid: event (\S+)/)![1];
-    const [delivery] = await receiver.waitFor(1, 30_000);
+    const [delivery] = await receiver.waitFor(1, 60_000);
     writeFileSync(join(project, 'delivery.json'), JSON.stringify({ headers: delivery.headers, body: delivery.body }));
     writeFileSync(
       join(project, 'verify.js'),
