@@ -132,6 +132,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/merchants/me/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the statement (extrato)
+         * @description Every movement of the merchant's money, newest first: one entry per ledger transaction that moved its
+         *     `available` or `blocked` balance, with the resource it belongs to. `amount` is the signed change (centavos) of
+         *     `available + blocked`; `blockedAmount` the part of it that changed `blocked` (so `amount - blockedAmount`
+         *     changed `available`); `balanceAfter` is `available + blocked` right after the entry, exact: entries are
+         *     numbered as they are posted, under the same lock as the balance. Summing `amount` over all entries gives
+         *     `available + blocked` (`GET /v1/merchants/me/balance`; `npm run ops -- ledger:verify` checks it).
+         *
+         *     Types, and what they mean for this merchant:
+         *     - `CHARGE_PAID` (+): a charge of yours was paid: its net amount (amount paid minus the platform fee), `chargeId`.
+         *     - `SPLIT_PAID` (-): one split of that charge's net paid to a recipient merchant (one entry per recipient,
+         *       right after the `CHARGE_PAID`), `chargeId`.
+         *     - `SPLIT_RECEIVED` (+): your split of another merchant's charge. `chargeId` names it, but the charge stays
+         *       the owner's: `GET /v1/charges/{id}` is 404 for you.
+         *     - `REFUND`: a refund takes its share from each account it takes from: the owner's (-), and with
+         *       `reverseSplits` each recipient's share (-, `chargeId` and `refundId` of the owner's refund, which is not
+         *       visible to the recipient either). A refund the acquirer refuses gives each share back (+, same `refundId`);
+         *       a last partial refund whose fee outgrew it may settle a few centavos back to the owner on completion (+).
+         *     - `WITHDRAWAL` (-): a withdrawal accepted, `withdrawalId`. `WITHDRAWAL_REVERSED` (+): it failed or the
+         *       receiving bank returned it.
+         *     - `INFRACTION_BLOCK` (`amount` 0, `blockedAmount` +): a MED infraction held money (at its opening, or from a
+         *       later credit while it was owed), `infractionId` and `chargeId`. `INFRACTION_RELEASE` (0, `blockedAmount` -):
+         *       rejected or canceled, the hold back to `available`. `INFRACTION_REFUND` (-): accepted, the payer refunded
+         *       from the hold (and `available` when the hold fell short); `blockedAmount` is the hold released.
+         *
+         *     `from` and `to` keep the entries created in a time range: a calendar date `YYYY-MM-DD` is a day in
+         *     America/Sao_Paulo (`from` from its first instant, `to` through its last), a date-time must carry its offset
+         *     (`Z` or `-03:00`; `to` inclusive to the millisecond). `total` counts the entries in the range; the pages are
+         *     index lookups however deep (no OFFSET).
+         *
+         *     CSV: `?format=csv` (or `Accept: text/csv` without `format`) answers the same entries as CSV (RFC 4180, UTF-8,
+         *     a header row, the columns `id,createdAt,type,amount,blockedAmount,balanceAfter,chargeId,withdrawalId,refundId,
+         *     infractionId`, an absent id empty) with `x-total-count`. With `page` or `limit` it is that page; without
+         *     either, every entry of the range (the export: streamed, newest first, as of the request).
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/merchants/me/pix-keys": {
         parameters: {
             query?: never;
@@ -366,8 +418,8 @@ export interface paths {
         };
         /**
          * List webhooks
-         * @description Newest first, each with its last 20 delivery logs. Not paginated (at most 20 per merchant); deleted webhooks
-         *     are not listed.
+         * @description Newest first, each with its last 20 delivery logs (all of them: `GET /v1/webhooks/merchant/{id}/deliveries`).
+         *     Not paginated (at most 20 per merchant); deleted webhooks are not listed.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -377,7 +429,8 @@ export interface paths {
          *     http(s) URL with a host, at most 2048 characters; in production HTTPS only, and every address the host resolves
          *     to must be public unicast (checked here and again at every delivery, after DNS resolution). `name` is trimmed
          *     (blank means no name); `events` duplicates collapse, order kept; an unknown event name is 400 listing the
-         *     allowed ones. At most 20 webhooks per merchant (deleted ones do not count): the 21st is 422.
+         *     allowed ones. At most 20 webhooks per merchant (deleted ones do not count): the 21st is 422. `headers`: custom
+         *     headers sent with every delivery; `rateLimit`: at most that many deliveries per second (see their schemas).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -425,11 +478,145 @@ export interface paths {
         };
         /**
          * List the events
-         * @description The nine events a webhook can subscribe to.
+         * @description The nine events a webhook can subscribe to, each with `schema`, the JSON Schema (2020-12) of its delivered
+         *     body, and `example`, the body `POST /v1/webhooks/merchant/{id}/test` sends. Both come from this document's
+         *     `webhooks:` section, one entry per event.
          */
         get: operations["listWebhookEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/merchant/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a webhook's deliveries
+         * @description Every delivery log of the webhook (not only the last 20 of the listing), newest first, kept as long as events
+         *     are (30 days by default). `status`: `PENDING` while attempts remain (`nextAttemptAt` says when the next one
+         *     runs), `SUCCEEDED`, or `FAILED` for good (out of attempts, or stopped because the webhook was paused or
+         *     deleted). Filter by `status` and by `event`; a page past the end is empty.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/merchant/{id}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+                /** @description The delivery log's `id`, or its `deliveryId` (the `webhook-id` your receiver got). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a delivery
+         * @description Sends that delivery once more, now: the same body and `webhook-id` (deduplicate on it), a fresh
+         *     `webhook-timestamp` and signature. One attempt: `attempts` grows by one and `status` becomes `SUCCEEDED` or
+         *     `FAILED` (no retry schedule). A delivery still `PENDING` already has its next attempt scheduled (409), and
+         *     the webhook must be `ACTIVE` (409).
+         */
+        post: operations["resendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/merchant/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover failed deliveries
+         * @description Re-queues every delivery of the webhook created in [`since`, `until`) that ended without success (`FAILED`:
+         *     out of attempts, or stopped while the webhook was paused), each under its own `webhook-id` with a fresh retry
+         *     schedule. `until` defaults to now. After an outage: fix the endpoint, set the webhook `ACTIVE` if it was
+         *     disabled, then recover the window. Events that happened while the webhook was INACTIVE have no delivery:
+         *     fetch them with `GET /v1/events`.
+         */
+        post: operations["recoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/merchant/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Delivers the catalogue's example of `event` (see `GET /v1/webhooks/merchant/events`; a fresh `id` and
+         *     `createdAt`) as a normal delivery: signed, with your custom headers, logged, retried on failure. No event
+         *     happened: it is not in `GET /v1/events` nor in the stream. The webhook must be `ACTIVE` (409).
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/merchant/{id}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description A new secret, returned in full this once. For `overlapSeconds` (0 to 86400, default 86400) every delivery,
+         *     retries included, carries two signatures in `webhook-signature`, space-separated: `v1,<new> v1,<old>`, so a
+         *     Standard Webhooks verifier accepts it with either secret; deploy the new secret to your receiver within the
+         *     overlap. `0` retires the old secret at once. Rotating again during an overlap drops the oldest secret.
+         */
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -762,6 +949,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The merchant portal
+         * @description The merchant's portal, in Portuguese (decided: the contract names the page, this is how it is served). One HTML
+         *     page, the same for everyone (no credential: its first screen is the login form, `E-mail`, `Senha`, `Entrar`);
+         *     its ES modules and stylesheet are under `/portal/assets/<version>/` (immutable, a year of caching) and its UI
+         *     library (Preact with hooks, htm) comes from the npm packages pinned in `package.json`: no CDN, no inline script
+         *     or style, no build step. After login every screen calls the public API of this reference, same origin, with
+         *     the merchant's JWT, which is kept in the tab's `sessionStorage` (never in a cookie) and forgotten on `Sair` or
+         *     on the first 401. Screens (navigation by the URL's fragment, e.g. `/portal#/cobrancas`): `Início` (the
+         *     balance, `Saldo disponível`, as `R$ 1.234,56`, and the account's KYC), `Cobranças` (list by status, a new
+         *     charge, a charge's QR code and copy-and-paste code, `Reembolsar` in whole or in part, its refunds),
+         *     `Saques` (a new withdrawal, the list), `Extrato` (the statement by period, and its CSV), `Webhooks` (`Novo
+         *     webhook` with `URL`, `Nome` and event checkboxes, the signing secret shown once, pause/resume, delete; per
+         *     webhook its deliveries with `Reenviar`, `Enviar teste`, `Rotacionar segredo`), `Chaves de API` (`Nova chave`
+         *     with `Nome` and `Descrição`, the `lk_` value shown once; deactivate). Money and dates are formatted by `Intl`
+         *     in pt-BR (times in Brasília time). Creations that take `x-idempotency-key` (charges, refunds, withdrawals) send
+         *     one per form, so a double click or a retry creates once. Not indexed by search engines.
+         */
+        get: operations["getMerchantPortal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay/{id}/status": {
         parameters: {
             query?: never;
@@ -926,16 +1147,219 @@ export interface webhooks {
          *     contains it or is empty. Signed per the Standard Webhooks specification: `webhook-signature` = `v1,` +
          *     base64(HMAC-SHA256(key = base64-decoded secret without `wh_`, message =
          *     `${webhook-id}.${webhook-timestamp}.${raw body}`)). Verify with the official `standardwebhooks` libraries:
-         *     `new Webhook(secret.slice(3)).verify(rawBody, headers)`. Also `content-type: application/json`.
+         *     `new Webhook(secret.slice(3)).verify(rawBody, headers)`. Also `content-type: application/json`, and the
+         *     webhook's custom `headers`, if any. A webhook with a `rateLimit` gets at most that many deliveries per second
+         *     (the others wait their turn).
          *
          *     Success: a 2xx status line within 10 s; the body is read up to 4 KB and logged.
          *     Redirects are not followed (a 3xx is a failed attempt); every non-2xx is retried, 4xx included. Attempts at
          *     about 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts), then the delivery is `FAILED` (the
-         *     platform's operator can replay it: same `webhook-id`, a fresh schedule). A `Retry-After` (seconds or HTTP-date)
+         *     merchant can resend it or recover a window of them, and the platform's operator can replay it: same
+         *     `webhook-id`, a fresh schedule). A `Retry-After` (seconds or HTTP-date)
          *     on a 429 or 503 is honoured when longer than the scheduled delay, capped at 10 h. A webhook set
-         *     INACTIVE or deleted gets no further attempt. Ordering is not guaranteed; deduplicate on `webhook-id`.
+         *     INACTIVE or deleted gets no further attempt. A webhook whose last 10 deliveries all failed for good over at
+         *     least 5 days, with no success between, is set INACTIVE by the platform (`disabledReason: FAILING`).
+         *     Ordering is not guaranteed; deduplicate on `webhook-id`.
          */
         post: operations["deliverMerchantEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "charge.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.paid
+         * @description A charge was paid: `data` is the charge, now PAID. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventChargePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "charge.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.refunded
+         * @description A refund of a charge completed: `data` is the charge after it, with `refund`. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventChargeRefunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdraw.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * withdraw.completed
+         * @description A withdrawal was completed: `data` is the withdrawal, now COMPLETED. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventWithdrawCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdraw.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * withdraw.failed
+         * @description A withdrawal failed and its amount was credited back: `data` is the withdrawal, now FAILED. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventWithdrawFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "withdraw.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * withdraw.refunded
+         * @description A completed withdrawal's transfer came back (credited back): `data` has `returnedAt`. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventWithdrawRefunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pixkey.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * pixkey.updated
+         * @description A PIX key was created (ACTIVE) or deleted (INACTIVE): `data` is the key. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventPixkeyUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "infraction.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * infraction.received
+         * @description A MED infraction was opened on a paid charge: `data` is the infraction. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventInfractionReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "infraction.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * infraction.updated
+         * @description An infraction changed (a defence, a decision): `data` is the infraction after it. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventInfractionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "infraction.refund_completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * infraction.refund_completed
+         * @description An infraction was ACCEPTED and the payer refunded: `data` is the infraction. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventInfractionRefundCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1117,6 +1541,68 @@ export interface components {
             blocked: number;
             /** @constant */
             currency: "BRL";
+        };
+        /**
+         * @example {
+         *       "page": 1,
+         *       "limit": 20,
+         *       "total": 2,
+         *       "entries": [
+         *         {
+         *           "id": "01a21654-ae59-76c3-807c-362c0d8fda37",
+         *           "type": "SPLIT_PAID",
+         *           "amount": -990,
+         *           "blockedAmount": 0,
+         *           "balanceAfter": 8911,
+         *           "chargeId": "01a21654-ac98-73bc-9869-1d4fd5ad1577",
+         *           "withdrawalId": null,
+         *           "refundId": null,
+         *           "infractionId": null,
+         *           "createdAt": "2026-11-26T05:29:37.988Z"
+         *         },
+         *         {
+         *           "id": "01a21654-ae59-76c3-807c-2a11f29c4e70",
+         *           "type": "CHARGE_PAID",
+         *           "amount": 9901,
+         *           "blockedAmount": 0,
+         *           "balanceAfter": 9901,
+         *           "chargeId": "01a21654-ac98-73bc-9869-1d4fd5ad1577",
+         *           "withdrawalId": null,
+         *           "refundId": null,
+         *           "infractionId": null,
+         *           "createdAt": "2026-11-26T05:29:37.988Z"
+         *         }
+         *       ]
+         *     }
+         */
+        Statement: {
+            page: number;
+            limit: number;
+            /** @description Entries in the range (`from`/`to`), all pages together. */
+            total: number;
+            entries: components["schemas"]["StatementEntry"][];
+        };
+        StatementEntry: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "CHARGE_PAID" | "SPLIT_RECEIVED" | "SPLIT_PAID" | "REFUND" | "WITHDRAWAL" | "WITHDRAWAL_REVERSED" | "INFRACTION_BLOCK" | "INFRACTION_RELEASE" | "INFRACTION_REFUND";
+            /** @description Signed centavos, the change of `available + blocked`. */
+            amount: number;
+            /** @description Signed centavos, the change of `blocked` in this movement (MED holds); `available` changed by `amount - blockedAmount`. */
+            blockedAmount: number;
+            /** @description `available + blocked` right after this entry. */
+            balanceAfter: number;
+            /** Format: uuid */
+            chargeId: string | null;
+            /** Format: uuid */
+            withdrawalId: string | null;
+            /** Format: uuid */
+            refundId: string | null;
+            /** Format: uuid */
+            infractionId: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         /** @enum {string} */
         PixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "CHAVE_ALEATORIA";
@@ -1735,6 +2221,12 @@ export interface components {
             description: string;
             /** @enum {string} */
             category: "Cobranças" | "Saques" | "Chave PIX" | "Infrações";
+            /**
+             * @description JSON Schema (2020-12) of the delivered body for this event, self-contained (`$defs`); generated from this
+             *     document's `webhooks:` entry for the event.
+             */
+            schema: Record<string, never>;
+            example: components["schemas"]["WebhookEvent"];
         };
         /**
          * Format: uri
@@ -1743,12 +2235,91 @@ export interface components {
          *     default port and fragment dropped).
          */
         WebhookUrl: string;
+        /**
+         * @description Custom headers sent with every delivery (an `Authorization` your gateway checks, for instance): at most 10;
+         *     names `[A-Za-z0-9-]{1,64}`, case-insensitively unique, other than `webhook-*`, `content-type`,
+         *     `content-length`, `user-agent`, `host`, `connection` and `transfer-encoding`; values printable ASCII, at most
+         *     1000 characters. `null` (or `{}`) means none. Returned as given.
+         * @example {
+         *       "Authorization": "Bearer 8f2c1e"
+         *     }
+         */
+        WebhookHeaders: {
+            [key: string]: string;
+        } | null;
+        /**
+         * @description At most this many deliveries per second to this webhook, across every delivery process of the platform
+         *     (deliveries over it wait for their turn; they are not failed). `null`: no limit.
+         */
+        WebhookRateLimit: number | null;
+        /**
+         * @description `PENDING` while attempts remain, `SUCCEEDED`, or `FAILED` for good.
+         * @enum {string}
+         */
+        DeliveryStatus: "PENDING" | "SUCCEEDED" | "FAILED";
+        DeliveryList: {
+            page: number;
+            limit: number;
+            /** @description Deliveries the filters select (any page). */
+            total: number;
+            deliveries: components["schemas"]["WebhookLog"][];
+        };
+        RecoverRequest: {
+            /**
+             * Format: date-time
+             * @description Deliveries created at or after this instant (ISO 8601).
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description Deliveries created before this instant (ISO 8601); default now; must be after `since`.
+             */
+            until?: string;
+        };
+        /** @description The rotation response; the only one besides the creation with the full secret. */
+        WebhookRotated: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            url: string;
+            events: components["schemas"]["EventName"][];
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+            headers: components["schemas"]["WebhookHeaders"];
+            rateLimit: components["schemas"]["WebhookRateLimit"];
+            disabledReason: components["schemas"]["DisabledReason"];
+            disabledAt: components["schemas"]["DisabledAt"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The new secret; shown only here. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until when the old secret signs too; null with `overlapSeconds` 0.
+             */
+            previousSecretExpiresAt: string | null;
+        };
+        /**
+         * @description `FAILING`: set INACTIVE by the platform because its last 10 deliveries all failed for good, the first at least
+         *     5 days before the last, with no success between. `null` otherwise; setting `status: ACTIVE` clears it.
+         * @enum {string|null}
+         */
+        DisabledReason: "FAILING" | null;
+        /**
+         * Format: date-time
+         * @description When the platform disabled the webhook (with `disabledReason`); null otherwise.
+         */
+        DisabledAt: string | null;
         WebhookCreateRequest: {
             url: components["schemas"]["WebhookUrl"];
             /** @description Trimmed; blank means no name. */
             name?: string | null;
             /** @description Empty or omitted means every event; duplicates collapse; unknown names are 400. */
             events?: components["schemas"]["EventName"][];
+            headers?: components["schemas"]["WebhookHeaders"];
+            rateLimit?: components["schemas"]["WebhookRateLimit"];
         };
         /** @description Every field optional; only the supplied ones change; other fields are ignored. */
         WebhookUpdateRequest: {
@@ -1758,10 +2329,13 @@ export interface components {
             /** @description `[]` returns to all-events mode. */
             events?: components["schemas"]["EventName"][];
             /**
-             * @description INACTIVE pauses deliveries (queued ones are canceled); ACTIVE resumes them.
+             * @description INACTIVE pauses deliveries (queued ones are canceled); ACTIVE resumes them, and clears `disabledReason`
+             *     and `disabledAt` of a webhook the platform disabled.
              * @enum {string}
              */
             status?: "ACTIVE" | "INACTIVE";
+            headers?: components["schemas"]["WebhookHeaders"];
+            rateLimit?: components["schemas"]["WebhookRateLimit"];
         };
         /** @description The creation response; the only one with the full secret. */
         WebhookCreated: {
@@ -1774,6 +2348,10 @@ export interface components {
             secret: string;
             /** @constant */
             status: "ACTIVE";
+            headers: components["schemas"]["WebhookHeaders"];
+            rateLimit: components["schemas"]["WebhookRateLimit"];
+            disabledReason: components["schemas"]["DisabledReason"];
+            disabledAt: components["schemas"]["DisabledAt"];
             /** Format: date-time */
             createdAt: string;
         };
@@ -1789,6 +2367,10 @@ export interface components {
             secret: string;
             /** @enum {string} */
             status: "ACTIVE" | "INACTIVE";
+            headers: components["schemas"]["WebhookHeaders"];
+            rateLimit: components["schemas"]["WebhookRateLimit"];
+            disabledReason: components["schemas"]["DisabledReason"];
+            disabledAt: components["schemas"]["DisabledAt"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1805,6 +2387,10 @@ export interface components {
             events: components["schemas"]["EventName"][];
             /** @enum {string} */
             status: "ACTIVE" | "INACTIVE";
+            headers: components["schemas"]["WebhookHeaders"];
+            rateLimit: components["schemas"]["WebhookRateLimit"];
+            disabledReason: components["schemas"]["DisabledReason"];
+            disabledAt: components["schemas"]["DisabledAt"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1836,6 +2422,12 @@ export interface components {
             attempts: number;
             /** @description The latest attempt got a 2xx within 10 s. */
             success: boolean;
+            status: components["schemas"]["DeliveryStatus"];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, while `PENDING`; null otherwise.
+             */
+            nextAttemptAt: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -2381,6 +2973,126 @@ export interface components {
                 };
             };
         };
+        /** @description A query parameter is invalid (`Dados inválidos`, one entry per parameter). */
+        DeliveryListBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Dados inválidos",
+                 *       "errors": [
+                 *         {
+                 *           "field": "status",
+                 *           "message": "status deve ser PENDING, SUCCEEDED ou FAILED"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValidationError"];
+            };
+        };
+        /** @description `since` missing or not ISO 8601, `until` not ISO 8601 or not after `since`. */
+        RecoverBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Dados inválidos",
+                 *       "errors": [
+                 *         {
+                 *           "field": "until",
+                 *           "message": "until deve ser posterior a since"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+            };
+        };
+        /** @description `event` missing or not one of the nine. */
+        WebhookTestBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Dados inválidos",
+                 *       "errors": [
+                 *         {
+                 *           "field": "event",
+                 *           "message": "event é obrigatório e deve ser um de: charge.paid, charge.refunded, withdraw.completed, withdraw.failed, withdraw.refunded, pixkey.updated, infraction.received, infraction.updated, infraction.refund_completed"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+            };
+        };
+        /** @description `overlapSeconds` is not an integer from 0 to 86400. */
+        RotateBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Dados inválidos",
+                 *       "errors": [
+                 *         {
+                 *           "field": "overlapSeconds",
+                 *           "message": "overlapSeconds deve ser um inteiro de 0 a 86400"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+            };
+        };
+        /** @description No such webhook for this merchant, or no such delivery of this webhook. */
+        DeliveryNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Entrega não encontrada"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    message?: "Webhook não encontrado" | "Entrega não encontrada" | "Merchant não encontrado";
+                };
+            };
+        };
+        /** @description The webhook is INACTIVE (paused, or disabled as FAILING), or the delivery is still PENDING. */
+        DeliveryConflict: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Webhook inativo: ative-o (status ACTIVE) antes de enviar"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    message?: "Webhook inativo: ative-o (status ACTIVE) antes de enviar" | "Entrega ainda pendente: a próxima tentativa já está agendada (veja nextAttemptAt)";
+                };
+            };
+        };
         /** @description Refund accepted and in progress. The charge (still PAID) without `imageBase64`, and the refund. */
         RefundAccepted: {
             headers: {
@@ -2580,6 +3292,16 @@ export interface components {
         };
         /** @description A query parameter is invalid, empty or repeated (`Dados inválidos`, one entry per parameter). */
         EventListBadRequest: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationError"];
+            };
+        };
+        /** @description A query parameter is invalid, empty or repeated, or `to` is not after `from` (`Dados inválidos`). */
+        StatementBadRequest: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -3106,6 +3828,62 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["MerchantNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1; at most once (repeated, empty or out of range is 400). A page past the end is
+                 *     empty.
+                 */
+                page?: components["parameters"]["Page"];
+                /** @description Page size; at most once (repeated, empty or out of range is 400). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries created at or after this day (America/Sao_Paulo) or instant; at most once. */
+                from?: string;
+                /**
+                 * @description Entries created through this day (America/Sao_Paulo) or at or before this instant; after `from`.
+                 * @example 2026-11-30
+                 */
+                to?: string;
+                /** @description `csv` for CSV whatever the `Accept` header; `json` for JSON. */
+                format?: "json" | "csv";
+            };
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the statement (empty past the end, with the real `total`), or its CSV. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    /** @description CSV only, the entries in the range. */
+                    "x-total-count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                    /**
+                     * @example id,createdAt,type,amount,blockedAmount,balanceAfter,chargeId,withdrawalId,refundId,infractionId
+                     *     01a21654-ae59-76c3-807c-362c0d8fda37,2026-11-26T05:29:37.988Z,SPLIT_PAID,-990,0,1911,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,
+                     *     01a21654-ae59-76c3-807c-2dfde3813b1a,2026-11-26T05:29:37.988Z,SPLIT_PAID,-7000,0,2901,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,
+                     *     01a21654-ae59-76c3-807c-2a11f29c4e70,2026-11-26T05:29:37.988Z,CHARGE_PAID,9901,0,9901,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["StatementBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["MerchantNotFound"];
@@ -4021,6 +4799,12 @@ export interface operations {
                      *           ],
                      *           "secret": "wh_****uX4=",
                      *           "status": "ACTIVE",
+                     *           "headers": {
+                     *             "Authorization": "Bearer 8f2c1e"
+                     *           },
+                     *           "rateLimit": 50,
+                     *           "disabledReason": null,
+                     *           "disabledAt": null,
                      *           "createdAt": "2026-11-25T21:05:24.143Z",
                      *           "updatedAt": "2026-11-25T21:05:24.143Z",
                      *           "logs": []
@@ -4084,6 +4868,10 @@ export interface operations {
                      *         ],
                      *         "secret": "wh_NrIy2919TxBYgjL135xfGwgHu9xJ0e9QMlOUGJX0uX4=",
                      *         "status": "ACTIVE",
+                     *         "headers": null,
+                     *         "rateLimit": null,
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
                      *         "createdAt": "2026-11-25T21:05:24.143Z"
                      *       }
                      *     }
@@ -4202,6 +4990,10 @@ export interface operations {
                      *           "charge.refunded"
                      *         ],
                      *         "status": "ACTIVE",
+                     *         "headers": null,
+                     *         "rateLimit": null,
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
                      *         "createdAt": "2026-11-25T21:05:24.143Z",
                      *         "updatedAt": "2026-11-25T21:05:24.245Z"
                      *       }
@@ -4240,57 +5032,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "events": [
-                     *         {
-                     *           "event": "charge.paid",
-                     *           "description": "Cobrança PIX paga pelo cliente",
-                     *           "category": "Cobranças"
-                     *         },
-                     *         {
-                     *           "event": "charge.refunded",
-                     *           "description": "Cobrança PIX estornada",
-                     *           "category": "Cobranças"
-                     *         },
-                     *         {
-                     *           "event": "withdraw.completed",
-                     *           "description": "Saque concluído",
-                     *           "category": "Saques"
-                     *         },
-                     *         {
-                     *           "event": "withdraw.failed",
-                     *           "description": "Saque falhou ou foi devolvido",
-                     *           "category": "Saques"
-                     *         },
-                     *         {
-                     *           "event": "withdraw.refunded",
-                     *           "description": "Saque devolvido (estorno da transferência)",
-                     *           "category": "Saques"
-                     *         },
-                     *         {
-                     *           "event": "pixkey.updated",
-                     *           "description": "Chave PIX atualizada",
-                     *           "category": "Chave PIX"
-                     *         },
-                     *         {
-                     *           "event": "infraction.received",
-                     *           "description": "Nova infração PIX (MED) recebida",
-                     *           "category": "Infrações"
-                     *         },
-                     *         {
-                     *           "event": "infraction.updated",
-                     *           "description": "Infração PIX atualizada",
-                     *           "category": "Infrações"
-                     *         },
-                     *         {
-                     *           "event": "infraction.refund_completed",
-                     *           "description": "Devolução da infração concluída",
-                     *           "category": "Infrações"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         events: components["schemas"]["EventDescriptor"][];
                     };
@@ -4298,6 +5039,316 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1; at most once (repeated, empty or out of range is 400). A page past the end is
+                 *     empty.
+                 */
+                page?: components["parameters"]["Page"];
+                /** @description Page size; at most once (repeated, empty or out of range is 400). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Only deliveries in this status. */
+                status?: components["schemas"]["DeliveryStatus"];
+                /** @description Only deliveries of this event. */
+                event?: components["schemas"]["EventName"];
+            };
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of delivery logs. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "page": 1,
+                     *       "limit": 20,
+                     *       "total": 1,
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "01a2148f-1c2b-7d3e-8f40-5a6b7c8d9e0f",
+                     *           "deliveryId": "msg_01a2148f1c2b7d3e8f405a6b7c8d9e10",
+                     *           "event": "pixkey.updated",
+                     *           "url": "https://loja.example.com/webhooks/pix",
+                     *           "payload": "{\"id\":\"01a20122-8a10-7c41-9e55-6f7a8b9c0d1e\",\"event\":\"pixkey.updated\",\"createdAt\":\"2026-11-22T11:58:00.000Z\",\"data\":{\"id\":\"019a8f3b-7e21-7a4c-9d3e-2b1c0a9f8e7d\",\"type\":\"EMAIL\",\"key\":\"loja@example.com\",\"status\":\"ACTIVE\",\"createdAt\":\"2026-11-22T11:58:00.000Z\"}}",
+                     *           "statusCode": 500,
+                     *           "response": "Internal Server Error",
+                     *           "attempts": 2,
+                     *           "success": false,
+                     *           "status": "PENDING",
+                     *           "nextAttemptAt": "2026-11-22T12:03:05.000Z",
+                     *           "createdAt": "2026-11-22T11:58:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            400: components["responses"]["DeliveryListBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["WebhookNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+                /** @description The delivery log's `id`, or its `deliveryId` (the `webhook-id` your receiver got). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued; the log as it stands (PENDING, the attempt under way). */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "01a2148f-1c2b-7d3e-8f40-5a6b7c8d9e0f",
+                     *         "deliveryId": "msg_01a2148f1c2b7d3e8f405a6b7c8d9e10",
+                     *         "event": "pixkey.updated",
+                     *         "url": "https://loja.example.com/webhooks/pix",
+                     *         "payload": "{\"id\":\"01a20122-8a10-7c41-9e55-6f7a8b9c0d1e\",\"event\":\"pixkey.updated\",\"createdAt\":\"2026-11-22T11:58:00.000Z\",\"data\":{\"id\":\"019a8f3b-7e21-7a4c-9d3e-2b1c0a9f8e7d\",\"type\":\"EMAIL\",\"key\":\"loja@example.com\",\"status\":\"ACTIVE\",\"createdAt\":\"2026-11-22T11:58:00.000Z\"}}",
+                     *         "statusCode": 500,
+                     *         "response": "Internal Server Error",
+                     *         "attempts": 8,
+                     *         "success": false,
+                     *         "status": "PENDING",
+                     *         "nextAttemptAt": "2026-11-23T10:00:00.000Z",
+                     *         "createdAt": "2026-11-22T11:58:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        delivery: components["schemas"]["WebhookLog"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["DeliveryNotFound"];
+            409: components["responses"]["DeliveryConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-21T00:00:00Z",
+                 *       "until": "2026-11-22T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description How many deliveries were queued again. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recovered": 42
+                     *     }
+                     */
+                    "application/json": {
+                        recovered: number;
+                    };
+                };
+            };
+            400: components["responses"]["RecoverBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["DeliveryConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "charge.paid"
+                 *     }
+                 */
+                "application/json": {
+                    event: components["schemas"]["EventName"];
+                };
+            };
+        };
+        responses: {
+            /** @description Queued; the new delivery log. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "01a2149a-0b1c-7d2e-8f30-4a5b6c7d8e9f",
+                     *         "deliveryId": "msg_01a2149a0b1c7d2e8f304a5b6c7d8e90",
+                     *         "event": "pixkey.updated",
+                     *         "url": "https://loja.example.com/webhooks/pix",
+                     *         "payload": "{\"id\":\"01a2149a-0b1c-7d2e-8f30-4a5b6c7d8e00\",\"event\":\"pixkey.updated\",\"createdAt\":\"2026-11-25T21:10:00.000Z\",\"data\":{\"id\":\"019a8f3b-7e21-7a4c-9d3e-2b1c0a9f8e7d\",\"type\":\"EMAIL\",\"key\":\"loja@example.com\",\"status\":\"ACTIVE\",\"createdAt\":\"2026-11-22T11:58:00.000Z\"}}",
+                     *         "statusCode": null,
+                     *         "response": null,
+                     *         "attempts": 0,
+                     *         "success": false,
+                     *         "status": "PENDING",
+                     *         "nextAttemptAt": "2026-11-25T21:10:00.000Z",
+                     *         "createdAt": "2026-11-25T21:10:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        delivery: components["schemas"]["WebhookLog"];
+                    };
+                };
+            };
+            400: components["responses"]["WebhookTestBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["WebhookNotFound"];
+            409: components["responses"]["DeliveryConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlapSeconds": 3600
+                 *     }
+                 */
+                "application/json": {
+                    /** @default 86400 */
+                    overlapSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook with its new secret in full. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "id": "01a21487-0aaf-7068-b7ec-f342c1735a5f",
+                     *         "name": "Loja",
+                     *         "url": "https://loja.example.com/webhooks/pix",
+                     *         "events": [
+                     *           "charge.paid"
+                     *         ],
+                     *         "status": "ACTIVE",
+                     *         "headers": null,
+                     *         "rateLimit": null,
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
+                     *         "createdAt": "2026-11-25T21:05:24.143Z",
+                     *         "updatedAt": "2026-11-26T09:00:00.000Z",
+                     *         "secret": "wh_3q2+7w8jYgQm0yXo5rD2kZ1bV9nL4tP6sA8cE0fH2jU=",
+                     *         "previousSecretExpiresAt": "2026-11-26T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        webhook: components["schemas"]["WebhookRotated"];
+                    };
+                };
+            };
+            400: components["responses"]["RotateBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["WebhookNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5118,6 +6169,32 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getMerchantPortal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal's page (`cache-control: no-cache`, `x-robots-tag: noindex`). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="pt-BR">…<script type="module" src="/portal/assets/2c236778fc30/app.js"></script>…</html> */
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
     getPaymentStatus: {
         parameters: {
             query?: never;
@@ -5407,7 +6484,9 @@ export interface operations {
                  */
                 "webhook-timestamp": string;
                 /**
-                 * @description `v1,` + the base64 HMAC-SHA256 signature (recomputed for every attempt).
+                 * @description `v1,` + the base64 HMAC-SHA256 signature (recomputed for every attempt). While a rotated-out secret's
+                 *     overlap runs, two signatures, space-separated, the new secret's first: `v1,<new> v1,<old>`; Standard
+                 *     Webhooks verifiers accept the delivery when either matches their secret.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -5462,6 +6541,431 @@ export interface operations {
         };
         responses: {
             /** @description Any 2xx status within 10 s is a success; the body (first 4 KB) is logged. Anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventChargePaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a20122-76f4-70f1-87d0-2060ce06a9c2",
+                 *       "event": "charge.paid",
+                 *       "createdAt": "2026-11-22T12:30:06.120Z",
+                 *       "data": {
+                 *         "id": "019a8f3c-5e7b-7d2a-9c4e-1f6b8a3d5c72",
+                 *         "txid": "019a8f3c5e7b7d2a9c4e1f6b8a3d5c72",
+                 *         "type": "IMMEDIATE",
+                 *         "qrCode": "00020101021226760014br.gov.bcb.pix2554localhost:3000/pix/qr/019a8f3c5e7b7d2a9c4e1f6b8a3d5c72520400005303986540510.505802BR5916Padaria Sao Joao6009SAO PAULO62070503***63041AA8",
+                 *         "paymentUrl": "http://localhost:3000/pay/019a8f3c-5e7b-7d2a-9c4e-1f6b8a3d5c72",
+                 *         "amount": 1050,
+                 *         "amountDue": null,
+                 *         "paidAmount": 1050,
+                 *         "fee": 10,
+                 *         "netAmount": 1040,
+                 *         "status": "PAID",
+                 *         "description": "Pedido 1",
+                 *         "expiresIn": 86400,
+                 *         "dueDate": null,
+                 *         "validityAfterDueDays": null,
+                 *         "rebate": null,
+                 *         "discount": null,
+                 *         "fine": null,
+                 *         "interest": null,
+                 *         "components": null,
+                 *         "splits": [],
+                 *         "customer": null,
+                 *         "tracking": null,
+                 *         "endToEndId": "E00000000202611221230aB3dE5fG7hJ",
+                 *         "createdAt": "2026-11-22T12:30:00.000Z",
+                 *         "expiresAt": "2026-11-23T12:30:00.000Z",
+                 *         "paidAt": "2026-11-22T12:30:05.000Z",
+                 *         "canceledAt": null,
+                 *         "refundedAt": null,
+                 *         "refundedAmount": 0
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventChargeRefunded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a2013a-2222-7d3e-8f40-5a6b7c8d9e0f",
+                 *       "event": "charge.refunded",
+                 *       "createdAt": "2026-11-22T15:00:03.050Z",
+                 *       "data": {
+                 *         "id": "019a8f3c-5e7b-7d2a-9c4e-1f6b8a3d5c72",
+                 *         "txid": "019a8f3c5e7b7d2a9c4e1f6b8a3d5c72",
+                 *         "type": "IMMEDIATE",
+                 *         "qrCode": "00020101021226760014br.gov.bcb.pix2554localhost:3000/pix/qr/019a8f3c5e7b7d2a9c4e1f6b8a3d5c72520400005303986540510.505802BR5916Padaria Sao Joao6009SAO PAULO62070503***63041AA8",
+                 *         "paymentUrl": "http://localhost:3000/pay/019a8f3c-5e7b-7d2a-9c4e-1f6b8a3d5c72",
+                 *         "amount": 1050,
+                 *         "amountDue": null,
+                 *         "paidAmount": 1050,
+                 *         "fee": 10,
+                 *         "netAmount": 1040,
+                 *         "status": "REFUNDED",
+                 *         "description": "Pedido 1",
+                 *         "expiresIn": 86400,
+                 *         "dueDate": null,
+                 *         "validityAfterDueDays": null,
+                 *         "rebate": null,
+                 *         "discount": null,
+                 *         "fine": null,
+                 *         "interest": null,
+                 *         "components": null,
+                 *         "splits": [],
+                 *         "customer": null,
+                 *         "tracking": null,
+                 *         "endToEndId": "E00000000202611221230aB3dE5fG7hJ",
+                 *         "createdAt": "2026-11-22T12:30:00.000Z",
+                 *         "expiresAt": "2026-11-23T12:30:00.000Z",
+                 *         "paidAt": "2026-11-22T12:30:05.000Z",
+                 *         "canceledAt": null,
+                 *         "refundedAt": "2026-11-22T15:00:03.000Z",
+                 *         "refundedAmount": 1050,
+                 *         "refund": {
+                 *           "id": "01a2013a-1b2c-7d3e-8f40-5a6b7c8d9e0f",
+                 *           "amount": 1050,
+                 *           "reason": "Pedido cancelado",
+                 *           "reverseSplits": false,
+                 *           "splits": [],
+                 *           "status": "COMPLETED",
+                 *           "failureReason": null,
+                 *           "createdAt": "2026-11-22T15:00:00.000Z",
+                 *           "completedAt": "2026-11-22T15:00:03.000Z",
+                 *           "failedAt": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeRefundedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventWithdrawCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a20140-3333-7e4f-8a51-6b7c8d9e0f1a",
+                 *       "event": "withdraw.completed",
+                 *       "createdAt": "2026-11-22T16:00:04.020Z",
+                 *       "data": {
+                 *         "id": "01a20140-2c3d-7e4f-8a51-6b7c8d9e0f1a",
+                 *         "amount": 50000,
+                 *         "description": "Saque semanal",
+                 *         "status": "COMPLETED",
+                 *         "batchId": "c6f1a2b3-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                 *         "pixKey": "loja@example.com",
+                 *         "pixKeyType": "EMAIL",
+                 *         "createdAt": "2026-11-22T16:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T16:00:04.000Z",
+                 *         "completedAt": "2026-11-22T16:00:04.000Z",
+                 *         "failedAt": null,
+                 *         "returnedAt": null,
+                 *         "failureReason": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WithdrawalEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventWithdrawFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a20140-4444-7e4f-8a51-6b7c8d9e0f1a",
+                 *       "event": "withdraw.failed",
+                 *       "createdAt": "2026-11-22T16:00:04.020Z",
+                 *       "data": {
+                 *         "id": "01a20140-2c3d-7e4f-8a51-6b7c8d9e0f1a",
+                 *         "amount": 50000,
+                 *         "description": "Saque semanal",
+                 *         "status": "FAILED",
+                 *         "batchId": null,
+                 *         "pixKey": "loja@example.com",
+                 *         "pixKeyType": "EMAIL",
+                 *         "createdAt": "2026-11-22T16:00:00.000Z",
+                 *         "updatedAt": "2026-11-22T16:00:04.000Z",
+                 *         "completedAt": null,
+                 *         "failedAt": "2026-11-22T16:00:04.000Z",
+                 *         "returnedAt": null,
+                 *         "failureReason": "Chave PIX não encontrada"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WithdrawalEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventWithdrawRefunded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a20141-5555-7e4f-8a51-6b7c8d9e0f1a",
+                 *       "event": "withdraw.refunded",
+                 *       "createdAt": "2026-11-23T09:00:00.030Z",
+                 *       "data": {
+                 *         "id": "01a20140-2c3d-7e4f-8a51-6b7c8d9e0f1a",
+                 *         "amount": 50000,
+                 *         "description": "Saque semanal",
+                 *         "status": "COMPLETED",
+                 *         "batchId": "c6f1a2b3-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                 *         "pixKey": "loja@example.com",
+                 *         "pixKeyType": "EMAIL",
+                 *         "createdAt": "2026-11-22T16:00:00.000Z",
+                 *         "updatedAt": "2026-11-23T09:00:00.000Z",
+                 *         "completedAt": "2026-11-22T16:00:04.000Z",
+                 *         "failedAt": null,
+                 *         "returnedAt": "2026-11-23T09:00:00.000Z",
+                 *         "failureReason": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WithdrawalEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPixkeyUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a20122-8a10-7c41-9e55-6f7a8b9c0d1e",
+                 *       "event": "pixkey.updated",
+                 *       "createdAt": "2026-11-22T11:58:00.000Z",
+                 *       "data": {
+                 *         "id": "019a8f3b-7e21-7a4c-9d3e-2b1c0a9f8e7d",
+                 *         "type": "EMAIL",
+                 *         "key": "loja@example.com",
+                 *         "status": "ACTIVE",
+                 *         "createdAt": "2026-11-22T11:58:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PixKeyEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventInfractionReceived: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a20150-6666-7f50-9b62-7c8d9e0f1a2b",
+                 *       "event": "infraction.received",
+                 *       "createdAt": "2026-11-24T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a20150-3d4e-7f50-9b62-7c8d9e0f1a2b",
+                 *         "chargeId": "019a8f3c-5e7b-7d2a-9c4e-1f6b8a3d5c72",
+                 *         "amount": 1050,
+                 *         "status": "OPEN",
+                 *         "reason": "Pagador relata golpe",
+                 *         "defense": null,
+                 *         "createdAt": "2026-11-24T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-24T10:00:00.000Z",
+                 *         "deadlineAt": "2026-11-27T10:00:00.000Z",
+                 *         "blockedAmount": 1050
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InfractionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventInfractionUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a20152-7777-7f50-9b62-7c8d9e0f1a2b",
+                 *       "event": "infraction.updated",
+                 *       "createdAt": "2026-11-24T18:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a20150-3d4e-7f50-9b62-7c8d9e0f1a2b",
+                 *         "chargeId": "019a8f3c-5e7b-7d2a-9c4e-1f6b8a3d5c72",
+                 *         "amount": 1050,
+                 *         "status": "UNDER_REVIEW",
+                 *         "reason": "Pagador relata golpe",
+                 *         "defense": "Produto entregue; comprovante anexado ao pedido",
+                 *         "createdAt": "2026-11-24T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-24T18:00:00.000Z",
+                 *         "deadlineAt": "2026-11-27T10:00:00.000Z",
+                 *         "blockedAmount": 1050
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InfractionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventInfractionRefundCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a20160-8888-7f50-9b62-7c8d9e0f1a2b",
+                 *       "event": "infraction.refund_completed",
+                 *       "createdAt": "2026-11-26T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a20150-3d4e-7f50-9b62-7c8d9e0f1a2b",
+                 *         "chargeId": "019a8f3c-5e7b-7d2a-9c4e-1f6b8a3d5c72",
+                 *         "amount": 1050,
+                 *         "status": "ACCEPTED",
+                 *         "reason": "Pagador relata golpe",
+                 *         "defense": null,
+                 *         "createdAt": "2026-11-24T10:00:00.000Z",
+                 *         "updatedAt": "2026-11-26T10:00:00.000Z",
+                 *         "deadlineAt": "2026-11-27T10:00:00.000Z",
+                 *         "blockedAmount": 1050
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InfractionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
             200: {
                 headers: {
                     [name: string]: unknown;
