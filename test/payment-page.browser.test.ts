@@ -108,7 +108,13 @@ for (const [name, viewport] of [
     const responses: Promise<number>[] = [];
     page.on('requestfinished', (req) => {
       if (!req.url().startsWith('data:'))
-        responses.push(req.sizes().then((s) => s.responseHeadersSize + s.responseBodySize));
+        // a status poll can finish while the page closes: it cannot be sized then, and is not a first-load byte
+        responses.push(
+          req.sizes().then(
+            (s) => s.responseHeadersSize + s.responseBodySize,
+            () => 0,
+          ),
+        );
     });
     await page.goto(pageUrl(charge), { waitUntil: 'load' });
     await page.waitForLoadState('networkidle');

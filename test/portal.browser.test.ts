@@ -347,7 +347,14 @@ test.serial('on a phone (390x844) every page reads without horizontal scroll and
   const bytes: Promise<number>[] = [];
   page.on(
     'requestfinished',
-    (req) => void bytes.push(req.sizes().then((s) => s.responseHeadersSize + s.responseBodySize)),
+    // a poll can finish while the page closes: it cannot be sized then (0), rather than an unhandled rejection
+    (req) =>
+      void bytes.push(
+        req.sizes().then(
+          (s) => s.responseHeadersSize + s.responseBodySize,
+          () => 0,
+        ),
+      ),
   );
   await logIn(page, m);
   await page.locator('[data-testid=available]').waitFor();
