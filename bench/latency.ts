@@ -5,15 +5,24 @@ import { freePort, startDatabase, startProc, ask, type Database, type Proc } fro
 import { onboardMerchant } from './lib/merchant.ts';
 import { machine, percentile, report, round, type Row } from './lib/report.ts';
 
-const RATE = Number(process.env.BENCH_RATE || 100);
-const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS || 30);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
+// scenario: the name its rows and bench/results/latest.json entry take ('b'; the knee search runs it under others)
+type LatencyOptions = { rate: number; seconds: number; warmupSeconds: number; scenario?: string };
+const LATENCY_DEFAULTS: LatencyOptions = {
+  rate: Number(process.env.BENCH_RATE || 100),
+  seconds: Number(process.env.BENCH_LATENCY_SECONDS || 30),
+  warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 5),
+};
 
-export async function benchLatency(db?: Database): Promise<{ rows: Row[]; procs: Proc[] }> {
+export async function benchLatency(
+  db?: Database,
+  { rate: RATE, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, scenario = 'b' }: LatencyOptions = LATENCY_DEFAULTS,
+): Promise<{ rows: Row[]; procs: Proc[]; p50: number; p99: number }> {
   const own = !db;
   db ??= await startDatabase();
   const procs: Proc[] = [];
   const rows: Row[] = [];
+  let p50 = NaN;
+  let p99 = NaN;
   try {
     const port = await freePort();
     const receiverPort = await freePort();
@@ -68,24 +77,25 @@ export async function benchLatency(db?: Database): Promise<{ rows: Row[]; procs:
     } while (report_.arrivals.length < total && Date.now() < deadline);
     const measured = total - warmup;
     const latencies = report_.arrivals.filter(([id]) => sentAt.has(id)).map(([id, at]) => at - sentAt.get(id)!);
-    const p50 = round(percentile(latencies, 50)),
-      p99 = round(percentile(latencies, 99));
+    p50 = round(percentile(latencies, 50));
+    const p99Received = round(percentile(latencies, 99));
+    p99 = latencies.length === measured ? p99Received : Infinity; // for the knee: a webhook that never came is the worst
     rows.push(
       {
-        scenario: 'b',
+        scenario,
         metric: `payments measured (${RATE}/s for ${SECONDS} s, after ${WARMUP_SECONDS} s of warm-up)`,
         value: measured,
       },
       {
-        scenario: 'b',
+        scenario,
         metric: 'webhooks received (measured payments)',
         value: latencies.length,
         target: String(measured),
         pass: latencies.length === measured,
       },
-      { scenario: 'b', metric: 'pay -> webhook p50 ms', value: p50, target: '< 50', pass: p50 < 50 },
-      { scenario: 'b', metric: 'pay -> webhook p99 ms', value: p99, target: '< 250', pass: p99 < 250 },
-      { scenario: 'b', metric: 'pay -> webhook max ms', value: round(Math.max(...latencies)) },
+      { scenario, metric: 'pay -> webhook p50 ms', value: p50, target: '< 50', pass: p50 < 50 },
+      { scenario, metric: 'pay -> webhook p99 ms', value: p99Received, target: '< 250', pass: p99Received < 250 },
+      { scenario, metric: 'pay -> webhook max ms', value: round(Math.max(...latencies)) },
     );
   } finally {
     if (own) {
@@ -93,8 +103,8 @@ export async function benchLatency(db?: Database): Promise<{ rows: Row[]; procs:
       await db.stop();
     }
   }
-  report('b', rows, { machine: machine(db.version), rate: RATE, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS });
-  return { rows, procs };
+  report(scenario, rows, { machine: machine(db.version), rate: RATE, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS });
+  return { rows, procs, p50, p99 };
 }
 
 if (import.meta.main) await benchLatency();

@@ -1,11 +1,12 @@
 // `npm run bench`: every scenario in one run on one machine, one table, bench/results/latest.json.
-// Each scenario also runs alone: node bench/<charges|latency|deliveries|listing|startup>.ts.
+// Each scenario also runs alone: node bench/<charges|latency|knee|deliveries|listing|startup>.ts.
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDatabase, root } from './lib/stack.ts';
 import { machine, type Row } from './lib/report.ts';
 import { benchCharges } from './charges.ts';
 import { benchLatency } from './latency.ts';
+import { benchKnee } from './knee.ts';
 import { benchDeliveries } from './deliveries.ts';
 import { benchListing } from './listing.ts';
 import { benchStartup } from './startup.ts';
@@ -39,6 +40,7 @@ for (const [name, run] of scenarios) {
     await db.stop();
   }
 }
+rows.push(...(await benchKnee())); // (b) at rising rates, and at 400/s
 rows.push(...(await benchStartup()));
 
 const file = join(root, 'bench/results/latest.json');
