@@ -1,9 +1,9 @@
 import { body } from 'express-validator';
-import { idempotencyKeyRule, listQueryRules, singleQuery } from '../platform/validation.ts';
+import { idempotencyKeyRule, listQueryRules, singleQuery, whenPresent } from '../platform/validation.ts';
 import { isValidDocument, normalizeDocument } from '../pix/documents.ts';
 import { stripBidiControls } from '../pix/text.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';
-import { dueDateRules } from './due-date.validation.ts';
+import { DUE_DATE_FIELDS, dueDateRules } from './due-date.validation.ts';
 import { MAX_SPLITS } from './splits.ts';
 import { isUuid } from '../platform/base.entity.ts';
 
@@ -30,6 +30,24 @@ export const createChargeRules = (today: () => string) => [
     .optional({ values: 'null' })
     .custom(integer(60, 604800))
     .withMessage('expiresIn deve ser um inteiro entre 60 e 604800 segundos'),
+  whenPresent(['customer'], customerRules),
+  body('tracking')
+    .optional({ values: 'null' })
+    .custom(isPlainObject)
+    .withMessage('tracking deve ser um objeto')
+    .bail()
+    .custom((t: Record<string, unknown>) => Object.keys(t).every((k) => TRACKING_FIELDS.includes(k)))
+    .withMessage(`tracking aceita apenas: ${TRACKING_FIELDS.join(', ')}`)
+    .bail()
+    .custom((t: Record<string, unknown>) => Object.values(t).every((v) => typeof v === 'string' && v.length <= 255))
+    .withMessage('cada campo de tracking deve ser texto de até 255 caracteres'),
+  // the due-date rules also require a customer and refuse expiresIn when a dueDate is given
+  whenPresent(DUE_DATE_FIELDS, dueDateRules(today)),
+  whenPresent(['splits'], splitRules),
+];
+
+// customer: { name, document, email?, phone? }
+const customerRules = [
   body('customer').optional({ values: 'null' }).custom(isPlainObject).withMessage('customer deve ser um objeto'),
   body('customer.name')
     .if(body('customer').custom(isPlainObject))
@@ -59,18 +77,6 @@ export const createChargeRules = (today: () => string) => [
     .bail()
     .matches(/^\+?\d{10,14}$/)
     .withMessage('customer.phone inválido'),
-  body('tracking')
-    .optional({ values: 'null' })
-    .custom(isPlainObject)
-    .withMessage('tracking deve ser um objeto')
-    .bail()
-    .custom((t: Record<string, unknown>) => Object.keys(t).every((k) => TRACKING_FIELDS.includes(k)))
-    .withMessage(`tracking aceita apenas: ${TRACKING_FIELDS.join(', ')}`)
-    .bail()
-    .custom((t: Record<string, unknown>) => Object.values(t).every((v) => typeof v === 'string' && v.length <= 255))
-    .withMessage('cada campo de tracking deve ser texto de até 255 caracteres'),
-  ...dueDateRules(today),
-  ...splitRules,
 ];
 
 // splits: 1..10 of { merchantId, amount } | { merchantId, bps } (a due date: bps only). Who the recipients are and

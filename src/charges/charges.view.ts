@@ -4,7 +4,7 @@ import { qrPngDataUrl } from '../pix/qr-png.ts';
 import { payerText } from '../pix/text.ts';
 import type { ICharge } from './charge.entity.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
-import { amountDueOn, saoPauloDate, type DueDateTerms } from './due-date.ts';
+import { amountDueOn, saoPauloDate, type Components, type DueDateTerms } from './due-date.ts';
 import type { ICustomer } from './customer.entity.ts';
 import { asInputs, pendingSplits } from './splits.ts';
 import type { ChargeRow, LocationRow, RefundViewRow } from './charges.sql.ts';
@@ -37,6 +37,21 @@ export type ChargeFields = Pick<
     Pick<ICharge, 'tracking' | 'endToEndId' | 'paidAt' | 'canceledAt' | 'refundedAt' | 'refundedAmount' | 'payerName'>
   > &
   Partial<Pick<ICharge, DueDateView>>;
+
+// jsonb stores an object's keys in its own order (shortest first): a view gives them in the contract's order.
+const modeFirst = <T extends { mode: string }>(t: T | null | undefined): T | null => {
+  if (!t) return null;
+  const { mode, ...rest } = t;
+  return { mode, ...rest } as unknown as T;
+};
+const inOrder = ({ original, rebate, discount, fine, interest, final }: Components): Components => ({
+  original,
+  rebate,
+  discount,
+  fine,
+  interest,
+  final,
+});
 
 // The terms of a due-date charge, for the amount due by day; null for an immediate charge.
 export function dueTermsOf(c: ChargeFields): DueDateTerms | null {
@@ -87,11 +102,11 @@ export function chargeView(
     expiresIn: c.expiresIn,
     dueDate: c.dueDate ?? null,
     validityAfterDueDays: c.validityAfterDueDays ?? null,
-    rebate: c.rebate ?? null,
-    discount: c.discount ?? null,
-    fine: c.fine ?? null,
-    interest: c.interest ?? null,
-    components: c.components ?? null,
+    rebate: modeFirst(c.rebate),
+    discount: modeFirst(c.discount),
+    fine: modeFirst(c.fine),
+    interest: modeFirst(c.interest),
+    components: c.components ? inOrder(c.components) : null,
     // each recipient's share of the net amount: null while it waits for the payment (a due-date charge's bps split)
     splits: (c.splits ?? []).map((x) => ({ merchantId: x.merchantId, amount: x.amount, bps: x.bps })),
     // the name this charge was created with, not the customer's latest
