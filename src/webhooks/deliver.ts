@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { Job, PgBoss } from 'pg-boss';
 import type { Logger } from '../platform/logger.ts';
 import type { PgPool } from '../platform/pg.ts';
@@ -136,14 +137,14 @@ const UNSIGNABLE: AttemptResult = {
 };
 
 // The current secret's key, then the one being rotated out while its overlap runs (it signs too).
-function keysOf(ctx: DeliverContext, row: DeliveryRow): Buffer[] | null {
+function keysOf(ctx: DeliverContext, row: DeliveryRow): KeyObject[] | null {
   const current = keyOf(ctx, row, row.secret);
   if (!current) return null;
   const previous = row.previous_secret ? keyOf(ctx, row, row.previous_secret) : null;
   return previous ? [current, previous] : [current];
 }
 
-function keyOf(ctx: DeliverContext, row: DeliveryRow, stored: string): Buffer | null {
+function keyOf(ctx: DeliverContext, row: DeliveryRow, stored: string): KeyObject | null {
   try {
     return ctx.signingKeys(row.webhook_id, stored);
   } catch (err) {

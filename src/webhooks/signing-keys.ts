@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { open, type Keyring } from '../platform/secrets.ts';
 import { signingKey } from './signing.ts';
 
@@ -9,8 +10,8 @@ const MAX_ENTRIES = 10_000;
  * SecretKeyError for a value no configured key opens.
  */
 export function signingKeyCache(secrets: Keyring, max = MAX_ENTRIES) {
-  const cache = new Map<string, Buffer>();
-  return (webhookId: string, stored: string): Buffer => {
+  const cache = new Map<string, KeyObject>();
+  return (webhookId: string, stored: string): KeyObject => {
     const id = `${webhookId}|${stored}`;
     let key = cache.get(id);
     if (key)

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 
 // Standard Webhooks signing (contract): merchants verify with the official libraries, passing the secret without `wh_`.
@@ -12,12 +12,16 @@ export const maskSecret = (secret: string): string => `${SECRET_PREFIX}****${sec
 // The webhook-id header: one per (event, webhook), kept across retries and replays so receivers can deduplicate.
 export const newDeliveryId = (): string => `msg_${uuidv7().replaceAll('-', '')}`;
 
-// The HMAC key of a secret: its base64 part decoded. Decoded once per webhook and batch, not once per POST.
-export const signingKey = (secret: string): Buffer =>
-  Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+// The HMAC key of a secret: its base64 part decoded, as a KeyObject. Made once per webhook secret (signing-keys.ts), not
+// once per POST: Node 24.21 spends ~6x longer in createHmac given a Buffer than given a KeyObject (~28 µs against
+// ~4.5 µs per signature, measured on the bench machine; 24.9 took ~4.5 µs for both).
+export const signingKey = (secret: string): KeyObject =>
+  createSecretKey(
+    Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'),
+  );
 
 // `v1,` + base64(HMAC-SHA256(key = base64-decoded secret, `${id}.${timestamp}.${body}`)).
-export function sign(secret: string | Buffer, id: string, timestamp: number, body: string): string {
+export function sign(secret: string | KeyObject, id: string, timestamp: number, body: string): string {
   const key = typeof secret === 'string' ? signingKey(secret) : secret;
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
@@ -25,7 +29,7 @@ export function sign(secret: string | Buffer, id: string, timestamp: number, bod
 // Several keys (a secret being rotated out still signs during its overlap): one signature each, space-separated, the
 // newest first, as Standard Webhooks allows; a verifier accepts the delivery when any of them matches its secret.
 export function signedHeaders(
-  secret: string | Buffer | Buffer[],
+  secret: string | KeyObject | KeyObject[],
   deliveryId: string,
   body: string,
   now = Date.now(),
