@@ -1,11 +1,12 @@
 import jwt from 'jsonwebtoken';
 import { createHash, randomBytes } from 'node:crypto';
+import { hmacKey } from '../platform/hmac-key.ts';
 
 export const JWT_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function signJwt(secret: string, userId: string, role: string): string {
-  return jwt.sign({ role }, secret, { algorithm: 'HS256', subject: userId, expiresIn: JWT_LIFETIME_SECONDS });
+  return jwt.sign({ role }, hmacKey(secret), { algorithm: 'HS256', subject: userId, expiresIn: JWT_LIFETIME_SECONDS });
 }
 
 /**
@@ -15,7 +16,7 @@ export function signJwt(secret: string, userId: string, role: string): string {
  */
 export function verifyJwt(secret: string, token: string): string | null {
   try {
-    const payload = jwt.verify(token, secret, { algorithms: ['HS256'], maxAge: JWT_LIFETIME_SECONDS });
+    const payload = jwt.verify(token, hmacKey(secret), { algorithms: ['HS256'], maxAge: JWT_LIFETIME_SECONDS });
     if (typeof payload !== 'object' || typeof payload.exp !== 'number') return null;
     return typeof payload.sub === 'string' && UUID.test(payload.sub) ? payload.sub : null;
   } catch {
