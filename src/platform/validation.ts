@@ -29,13 +29,13 @@ export function validate(chains: (ValidationChain | RequestHandler)[]): RequestH
 export function whenPresent(
   fields: readonly string[],
   chains: ValidationChain[],
-): RequestHandler & { fields: readonly string[]; chains: ValidationChain[] } {
+): RequestHandler & { chains: ValidationChain[] } {
   const handler: RequestHandler = async (req, _res, next) => {
     const body = req.body as Record<string, unknown> | undefined;
     if (fields.some((f) => body?.[f] != null)) for (const chain of chains) await chain.run(req);
     next();
   };
-  return Object.assign(handler, { fields, chains });
+  return Object.assign(handler, { chains }); // the chains, for the test that compares with running them all
 }
 
 // A repeated parameter (?page=1&page=2) arrives as an array: refused, not half-validated.
