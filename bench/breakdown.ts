@@ -23,6 +23,7 @@ if (process.env.DATABASE_URL) {
 const db = await startDatabase(`pix_breakdown_${process.pid}`, {
   shared_preload_libraries: 'pg_stat_statements',
   'pg_stat_statements.track': 'all',
+  'pg_stat_statements.track_planning': 'on',
 });
 const admin = new pg.Client({ connectionString: db.url });
 await admin.connect();
@@ -36,7 +37,8 @@ const urlAs = (role: string) => {
 };
 for (const app of APPS) await admin.query(`create role bench_${app} superuser login password 'bench'`);
 
-const profiles = mkdtempSync(join(tmpdir(), 'pix-breakdown-'));
+// BENCH_PROFILES_DIR keeps the .cpuprofile files there (for Chrome DevTools or a closer look); otherwise a temporary dir
+const profiles = process.env.BENCH_PROFILES_DIR || mkdtempSync(join(tmpdir(), 'pix-breakdown-'));
 const procs: Proc[] = [];
 const port = await freePort();
 const receiverPort = await freePort();
@@ -116,12 +118,14 @@ const idle1 = await snapshot();
 const idleSeconds = (performance.now() - idleStart) / 1000;
 
 await admin.query('select pg_stat_statements_reset()');
+const cpu0 = cpuByProcess();
 const s0 = await snapshot();
 const started = performance.now();
 const windowUs = [monotonicUs(), 0]; // the profiles' clock (CLOCK_MONOTONIC, µs): only this window's samples count
 await payAll(ids.slice(warm), total + warm);
 windowUs[1] = monotonicUs();
 const seconds = (performance.now() - started) / 1000;
+const cpu1 = cpuByProcess();
 const s1 = await snapshot();
 
 const out: string[] = [];
@@ -140,6 +144,17 @@ out.push(`| WAL records | ${((s1.wal.records - s0.wal.records) / total).toFixed(
 out.push(`| WAL bytes | ${Math.round((s1.wal.bytes - s0.wal.bytes) / total)} | |`);
 out.push(`| WAL fsyncs | ${((s1.wal.fsyncs - s0.wal.fsyncs) / total).toFixed(2)} | |`);
 
+// CPU time per payment by process (utime + stime from /proc, 10 ms ticks): what a 2-core machine has to share
+out.push('\n## CPU per payment (ms, user + system, measured window)\n');
+out.push('| process | CPU ms per payment | cores busy |\n|---|---|---|');
+let cpuAll = 0;
+for (const [name, ms] of cpu1) {
+  const d = ms - (cpu0.get(name) ?? 0);
+  cpuAll += d;
+  out.push(`| ${name} | ${(d / total).toFixed(2)} | ${(d / 1000 / seconds).toFixed(2)} |`);
+}
+out.push(`| all | ${(cpuAll / total).toFixed(2)} | ${(cpuAll / 1000 / seconds).toFixed(2)} |`);
+
 const top = await admin.query<{ role: string; calls: string; ms: string; query: string }>(
   `select r.rolname as role, s.calls, round(s.total_exec_time::numeric, 1) as ms,
           regexp_replace(left(s.query, 90), '\\s+', ' ', 'g') as query
@@ -155,6 +170,32 @@ for (const r of top.rows)
   out.push(
     `| ${r.role.slice(6)} | ${(Number(r.calls) / total).toFixed(2)} | ${r.ms} | \`${r.query.replaceAll('|', '\\|')}\` |`,
   );
+
+// the round trips themselves: every statement sent at least once per ten payments, by process
+const frequent = await admin.query<{ role: string; calls: string; exec: string; plan: string; query: string }>(
+  `select r.rolname as role, s.calls, round(s.total_exec_time::numeric, 1) as exec,
+          round(s.total_plan_time::numeric, 1) as plan, regexp_replace(left(s.query, 90), '\\s+', ' ', 'g') as query
+     from pg_stat_statements s
+     join pg_roles r on r.oid = s.userid
+    where r.rolname like 'bench_%' and s.calls >= $1
+    order by r.rolname, s.calls desc`,
+  [total / 10],
+);
+out.push(
+  '\n## Statements by process (sent at least once per ten payments; planning and execution time in PostgreSQL)\n',
+);
+out.push('| process | calls per payment | plan ms | exec ms | statement |\n|---|---|---|---|---|');
+for (const r of frequent.rows)
+  out.push(
+    `| ${r.role.slice(6)} | ${(Number(r.calls) / total).toFixed(2)} | ${r.plan} | ${r.exec} | \`${r.query.replaceAll('|', '\\|')}\` |`,
+  );
+const sums = await admin.query<{ exec: string; plan: string }>(
+  `select round(sum(total_exec_time)::numeric, 1) as exec, round(sum(total_plan_time)::numeric, 1) as plan
+     from pg_stat_statements`,
+);
+out.push(
+  `\nAll statements: planning ${(Number(sums.rows[0].plan) / total).toFixed(2)} ms and execution ${(Number(sums.rows[0].exec) / total).toFixed(2)} ms per payment (wall time inside PostgreSQL: inflated when the CPUs are saturated).`,
+);
 
 for (const p of procs) await p.stop();
 await admin.end();
@@ -172,7 +213,8 @@ for (const app of APPS) {
   for (const [k, v] of byFunction.slice(0, 10)) out.push(`| \`${k}\` | ${(v * 100).toFixed(1)}% |`);
   out.push('');
 }
-rmSync(profiles, { recursive: true, force: true });
+if (!process.env.BENCH_PROFILES_DIR) rmSync(profiles, { recursive: true, force: true });
+else console.log(`profiles kept in ${profiles}; measured window ${windowUs[0]}..${windowUs[1]} µs (CLOCK_MONOTONIC)`);
 console.log(out.join('\n'));
 
 async function payAll(list: string[], expected: number) {
@@ -191,6 +233,34 @@ async function payAll(list: string[], expected: number) {
     await new Promise((res) => setTimeout(res, 100));
   }
   throw new Error(`webhooks missing after 60 s (expected ${expected})`);
+}
+
+// CPU ms so far of each process of the pipeline, PostgreSQL's (every process named postgres) summed, and this one's
+// (the load generator)
+function cpuByProcess(): Map<string, number> {
+  const tick = 10; // ms: USER_HZ is 100 on Linux
+  const msOf = (pid: number) => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(f[11]) + Number(f[12])) * tick;
+    } catch {
+      return 0; // exited since
+    }
+  };
+  const cpu = new Map<string, number>();
+  for (const p of procs) cpu.set(p.name, msOf(p.child.pid!));
+  let pgMs = 0;
+  for (const d of readdirSync('/proc'))
+    if (/^\d+$/.test(d))
+      try {
+        if (readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres') pgMs += msOf(Number(d));
+      } catch {
+        // gone
+      }
+  cpu.set('postgresql', pgMs);
+  const own = process.cpuUsage();
+  cpu.set('load generator', (own.user + own.system) / 1000);
+  return cpu;
 }
 
 function monotonicUs(): number {

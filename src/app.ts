@@ -7,6 +7,7 @@ import { inputGuard, requireJsonBody } from './platform/input-guard.ts';
 import { createRateLimits } from './platform/rate-limits.ts';
 import { apiDocsRoutes } from './platform/api-docs.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
+import { canPrepare } from './platform/prepared.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { registerRoutes } from './merchants/register.ts';
 import { apiKeyRoutes } from './auth/api-keys.routes.ts';
@@ -71,7 +72,10 @@ export function createApp(
   app.use('/portal', portalRoutes());
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
-  const authenticate = [limits.guardCredentials(createAuthenticator(config.jwtSecret)), limits.perCredential];
+  const authenticate = [
+    limits.guardCredentials(createAuthenticator(config.jwtSecret, canPrepare(config))),
+    limits.perCredential,
+  ];
   const feeDefaults = { bps: config.platformFeeBps, fixed: config.platformFeeFixed };
 
   app.use('/v1/auth', registerRoutes(config.jwtSecret, limits.auth), authRoutes(config.jwtSecret, limits.auth));

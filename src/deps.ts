@@ -2,6 +2,7 @@ import type { Config } from './platform/config.ts';
 import type { Logger } from './platform/logger.ts';
 import { createBoss, listenUrlOf } from './platform/queue.ts';
 import { createOrm } from './database.ts';
+import { canPrepare } from './platform/prepared.ts';
 import { createAcquirer } from './acquirer/index.ts';
 import type { AcquirerDeps } from './acquirer/acquirer.ts';
 
@@ -20,6 +21,7 @@ export async function buildDeps(
   const boss = await createBoss(config.databaseUrl, logger, {
     ...rest,
     listenUrl: work ? listenUrlOf(config) : undefined,
+    prepare: canPrepare(config),
   });
   return { config, orm, boss, logger, clock, acquirer: createAcquirer(config, { orm, boss, logger }) };
 }

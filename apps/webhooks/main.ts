@@ -2,6 +2,7 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { announceReady, fatal, onShutdown } from '../../src/platform/lifecycle.ts';
 import { createBoss, listenUrlOf } from '../../src/platform/queue.ts';
+import { canPrepare } from '../../src/platform/prepared.ts';
 import { startDeliveryDaemon as start } from '../../src/webhooks/daemon.ts';
 
 // Only what delivery needs: pg-boss and the daemon's own pool, not buildDeps' ORM, entities and acquirer (memory).
@@ -14,7 +15,11 @@ try {
 const logger = createLogger(config.logLevel, 'webhooks');
 try {
   // supervising too: the jobs of a worker or daemon that died are retried within seconds while this one runs
-  const boss = await createBoss(config.databaseUrl, logger, { supervise: true, listenUrl: listenUrlOf(config) });
+  const boss = await createBoss(config.databaseUrl, logger, {
+    supervise: true,
+    listenUrl: listenUrlOf(config),
+    prepare: canPrepare(config),
+  });
   await start({ config, boss, logger });
   onShutdown(logger, () => boss.stop({ graceful: true, timeout: 20_000 }));
   announceReady(logger);

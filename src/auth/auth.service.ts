@@ -5,6 +5,7 @@ import { DUMMY_HASH, verifyPassword } from './password.ts';
 import { API_KEY_PREFIX, hashApiKey, signJwt, verifyJwt } from './tokens.ts';
 import type { Principal } from './principal.ts';
 import * as sql from './auth.sql.ts';
+import { hotRead } from '../platform/prepared.ts';
 
 export type AuthResult = { token: string; user: { id: string; email: string; role: string } };
 
@@ -23,11 +24,17 @@ export async function login(
 }
 
 // Resolves a bearer credential (JWT or lk_ API key) to a principal with one query; throws the spec's 401/403 messages.
-export async function resolvePrincipal(em: EntityManager, jwtSecret: string, token: string): Promise<Principal> {
+// `prepare`: the query is a named statement (prepared.ts; false behind a pooler in transaction mode).
+export async function resolvePrincipal(
+  em: EntityManager,
+  jwtSecret: string,
+  token: string,
+  prepare: boolean,
+): Promise<Principal> {
   const conn = em.getConnection();
   let row: sql.PrincipalRow | undefined;
   if (token.startsWith(API_KEY_PREFIX)) {
-    [row] = await conn.execute<sql.PrincipalRow[]>(sql.PRINCIPAL_BY_API_KEY, [hashApiKey(token)]);
+    [row] = await hotRead<sql.PrincipalRow>(em, prepare, sql.PRINCIPAL_BY_API_KEY, [hashApiKey(token)]);
     if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidApiKey);
     if (row.key_status !== 'ACTIVE') throw new UnauthorizedError(AUTH_MESSAGES.inactiveApiKey);
     // lastUsedAt is kept to the minute: one write per key per minute, not one per request.
@@ -35,7 +42,7 @@ export async function resolvePrincipal(em: EntityManager, jwtSecret: string, tok
   } else {
     const userId = verifyJwt(jwtSecret, token);
     if (!userId) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
-    [row] = await conn.execute<sql.PrincipalRow[]>(sql.PRINCIPAL_BY_USER, [userId]);
+    [row] = await hotRead<sql.PrincipalRow>(em, prepare, sql.PRINCIPAL_BY_USER, [userId]);
     if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
   }
   if (row.merchant_status === 'BLOCKED') throw new ForbiddenError(AUTH_MESSAGES.blocked);

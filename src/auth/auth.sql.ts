@@ -1,5 +1,5 @@
-// The statements of authentication (run through MikroORM's connection: `?` parameters): one query per request resolves
-// a credential to its user and merchant.
+// The statements of authentication: one query per request resolves a credential to its user and merchant (a named
+// statement on the ORM's pool, prepared.ts hotRead: `$1` parameters); TOUCH_API_KEY runs through MikroORM (`?`).
 const MERCHANT_COLUMNS = `m.id as merchant_id, m.status as merchant_status, m.name as merchant_name,
          m.city as merchant_city, m.kyc_status, m.acquirer_account_id, m.fee_bps, m.fee_fixed`;
 
@@ -26,13 +26,13 @@ export const PRINCIPAL_BY_API_KEY = `
     from api_keys k
     join users u on u.id = k.user_id
     left join merchants m on m.user_id = u.id
-   where k.key_hash = ?`;
+   where k.key_hash = $1`;
 
 export const PRINCIPAL_BY_USER = `
   select u.id as user_id, u.role, ${MERCHANT_COLUMNS}
     from users u
     left join merchants m on m.user_id = u.id
-   where u.id = ?`;
+   where u.id = $1`;
 
 // lastUsedAt is kept to the minute: one write per key per minute, not one per request.
 export const TOUCH_API_KEY = `

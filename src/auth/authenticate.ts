@@ -9,11 +9,12 @@ const BEARER = /^bearer[ \t]+([^\s]+)$/i;
 
 // One bearer strategy for both credentials; a failure travels as a domain error so the spec's messages reach the
 // client: every malformed or refused credential is a 401 with one of the spec's four messages, never a 400.
-export function createAuthenticator(jwtSecret: string): RequestHandler {
+// `prepare`: its query is a named statement (prepared.ts canPrepare).
+export function createAuthenticator(jwtSecret: string, prepare: boolean): RequestHandler {
   const authenticator = new passport.Passport();
   authenticator.use(
     new BearerStrategy<VerifyFunctionWithRequest>({ passReqToCallback: true }, (req, token, done) => {
-      resolvePrincipal(req.em, jwtSecret, token).then(
+      resolvePrincipal(req.em, jwtSecret, token, prepare).then(
         (p) => done(null, p),
         (err: unknown) => done(err),
       );

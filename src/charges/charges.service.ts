@@ -7,6 +7,7 @@ import { BusinessRuleError, ForbiddenError, NotFoundError, ValidationError } fro
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
+import { canPrepare, hotRead } from '../platform/prepared.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
@@ -294,8 +295,16 @@ export async function createCharge(
   return { charge: result, replayed };
 }
 
-export async function findCharge(em: EntityManager, merchantId: string, id: string) {
-  const charge = isUuid(id) ? await em.findOne(Charge, { id, merchant: merchantId }, { populate: ['customer'] }) : null;
+// One charge of the merchant, as a row (a named statement: the hot read of GET /v1/charges/:id and the sandbox's pay).
+export async function findCharge(
+  { config }: Pick<Services, 'config'>,
+  em: EntityManager,
+  merchantId: string,
+  id: string,
+): Promise<sql.ChargeRow> {
+  const [charge] = isUuid(id)
+    ? await hotRead<sql.ChargeRow>(em, canPrepare(config), sql.CHARGE_BY_ID, [id, merchantId])
+    : [];
   if (!charge) throw new NotFoundError('Cobrança não encontrada');
   return charge;
 }
@@ -308,10 +317,10 @@ export async function getCharge(
   id: string,
   today: string,
 ) {
-  const charge = await findCharge(em, merchantId, id);
+  const charge = await findCharge(deps, em, merchantId, id);
   const [refund] = await em.execute<sql.RefundViewRow[]>(sql.LATEST_REFUND, [charge.id]);
   return {
-    ...chargeView(charge, charge.customer ?? null, {
+    ...chargeRowView(charge, {
       publicBaseUrl: deps.config.publicBaseUrl,
       image: true,
       tracking: true,

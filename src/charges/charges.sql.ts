@@ -162,6 +162,14 @@ export const PAY = (t: T) => `
     from paid
     left join customers cu on cu.id = paid.customer_id`;
 
+// One charge of a merchant, as the listing reads it, with its tracking (GET /v1/charges/:id, the sandbox's pay): a
+// named statement on the ORM's pool (prepared.ts hotRead), `$1` the charge's id, `$2` the merchant's.
+export const CHARGE_BY_ID = `
+  select ${CHARGE_PAGE.columns}, ch.tracking
+    from charges ch
+    ${CHARGE_PAGE.joins}
+   where ch.id = $1 and ch.merchant_id = $2`;
+
 // pay: the terms of the charges with a due date among these txids (what a payment of them must be).
 export const DUE_TERMS = `
   select txid, amount, due_date, rebate, discount, fine, interest, fee_bps, fee_fixed, splits

@@ -54,7 +54,9 @@ const inOrder = ({ original, rebate, discount, fine, interest, final }: Componen
 });
 
 // The terms of a due-date charge, for the amount due by day; null for an immediate charge.
-export function dueTermsOf(c: ChargeFields): DueDateTerms | null {
+export function dueTermsOf(
+  c: Pick<ChargeFields, 'type' | 'dueDate' | 'amount' | 'rebate' | 'discount' | 'fine' | 'interest'>,
+): DueDateTerms | null {
   if (c.type !== 'DUE_DATE' || !c.dueDate) return null;
   const { rebate, discount, fine, interest } = c;
   return {
@@ -66,6 +68,10 @@ export function dueTermsOf(c: ChargeFields): DueDateTerms | null {
     interest: interest ?? null,
   };
 }
+
+// The same, of a charges row read with plain SQL.
+export const dueTermsOfRow = ({ type, due_date, amount, rebate, discount, fine, interest }: ChargeRow) =>
+  dueTermsOf({ type, dueDate: due_date, amount, rebate, discount, fine, interest });
 
 // What a payment today must be: a PENDING charge's amount, or its amount due today (due date); null once not PENDING.
 function amountDue(c: ChargeFields, today: string | undefined): number | null {

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { header, matchedData } from 'express-validator';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { resolvePrincipal } from '../auth/auth.service.ts';
+import { canPrepare } from '../platform/prepared.ts';
 import { HttpError } from '../platform/errors.ts';
 import type { Services } from '../platform/services.ts';
 import { isOneOf, listQueryRules, singleQuery, validate } from '../platform/validation.ts';
@@ -52,7 +53,7 @@ export function eventRoutes({ orm, config }: Pick<Services, 'orm' | 'config'>, s
     const merchantId = merchantIdOf(req);
     const token = req.headers.authorization!.slice('Bearer '.length); // made canonical by the authenticator
     const allowed = () =>
-      resolvePrincipal(orm.em.fork(), config.jwtSecret, token).then(
+      resolvePrincipal(orm.em.fork(), config.jwtSecret, token, canPrepare(config)).then(
         (p) => p.merchantId === merchantId,
         (err: unknown) => {
           if (err instanceof HttpError && (err.status === 401 || err.status === 403)) return false;

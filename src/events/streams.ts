@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createPgPool, type PgPool } from '../platform/pg.ts';
+import { canPrepare } from '../platform/prepared.ts';
 import { pgConnection } from '../platform/pg-ssl.ts';
 import { listenUrlOf } from '../platform/queue.ts';
 import { HttpError, NotFoundError } from '../platform/errors.ts';
@@ -81,7 +82,7 @@ export function createEventStreams(
   { config, logger }: { config: Config; logger: Logger },
   { credentialCheckMs = 60_000 } = {},
 ): EventStreams {
-  const db = createPgPool(config.databaseUrl, POOL_MAX, logger, 'event-streams');
+  const db = createPgPool(config.databaseUrl, POOL_MAX, logger, 'event-streams', canPrepare(config));
   const listenUrl = listenUrlOf(config);
   const subscribers = new Map<string, Set<Subscriber>>();
   let open = 0;

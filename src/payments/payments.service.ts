@@ -3,9 +3,9 @@ import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { sandboxEndToEndId } from '../acquirer/sandbox.ts';
 import { BusinessRuleError } from '../platform/errors.ts';
-import { enqueue, QUEUES } from '../platform/queue.ts';
+import { enqueueJoined, QUEUES } from '../platform/queue.ts';
 import { findCharge } from '../charges/charges.service.ts';
-import { dueTermsOf } from '../charges/charges.view.ts';
+import { dueTermsOfRow } from '../charges/charges.view.ts';
 import { addDays, amountDueOn, endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
 
 // Every payment notification, from a real acquirer or the sandbox, enters here and is settled by the worker.
@@ -13,8 +13,12 @@ export async function acceptPayments(
   { boss }: Pick<Services, 'boss'>,
   notifications: PaymentNotification[],
 ): Promise<void> {
-  for (const n of notifications)
-    await enqueue(boss, null, QUEUES.acquirerNotification, n, { singletonKey: n.endToEndId });
+  // joined with the other requests' notifications in flight: one insert and one commit for all of them
+  await enqueueJoined(
+    boss,
+    QUEUES.acquirerNotification,
+    notifications.map((n) => ({ data: n, singletonKey: n.endToEndId })),
+  );
 }
 
 const HALF_DAY_MS = 12 * 3_600_000;
@@ -25,21 +29,22 @@ const HALF_DAY_MS = 12 * 3_600_000;
  * through the same queue. Today's payment is made now; another day's at noon of that day.
  */
 export async function simulatePayment(
-  deps: Pick<Services, 'boss' | 'clock'>,
+  deps: Pick<Services, 'boss' | 'clock' | 'config'>,
   em: EntityManager,
   merchantId: string,
   id: string,
   date?: string,
 ) {
-  const charge = await findCharge(em, merchantId, id);
+  const charge = await findCharge(deps, em, merchantId, id);
   if (charge.status !== 'PENDING') throw new BusinessRuleError('Cobrança não está pendente');
   const now = deps.clock();
   const day = date ?? saoPauloDate(now);
-  if (day < saoPauloDate(charge.createdAt)) throw new BusinessRuleError('date é anterior à criação da cobrança');
+  if (day < saoPauloDate(new Date(charge.created_at)))
+    throw new BusinessRuleError('date é anterior à criação da cobrança');
   const paidAt = day === saoPauloDate(now) ? now : new Date(endOfSaoPauloDay(day).getTime() + 1000 - HALF_DAY_MS);
-  const terms = dueTermsOf(charge);
+  const terms = dueTermsOfRow(charge);
   // past the last valid day nothing is due any more: a late payer pays the last day's amount (it will be returned)
-  const lastDay = terms && addDays(terms.dueDate, charge.validityAfterDueDays ?? 0);
+  const lastDay = terms && addDays(terms.dueDate, charge.validity_after_due_days ?? 0);
   const { final: amount, ...components } = terms
     ? amountDueOn(terms, lastDay && day > lastDay ? lastDay : day)
     : { final: charge.amount, original: charge.amount, rebate: 0, discount: 0, fine: 0, interest: 0 };

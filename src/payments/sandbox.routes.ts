@@ -14,7 +14,7 @@ const payRules = [
 ];
 
 // /v1/sandbox (only with ACQUIRER=sandbox): simulate what a payer would do.
-export function sandboxRoutes(deps: Pick<Services, 'boss' | 'clock'>): Router {
+export function sandboxRoutes(deps: Pick<Services, 'boss' | 'clock' | 'config'>): Router {
   const router = Router();
   // The payer pays (on `date`, default today): the same notification a real acquirer sends, through the same queue;
   // PAID arrives asynchronously.

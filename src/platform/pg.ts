@@ -2,11 +2,13 @@ import pg from 'pg';
 import type { Db } from 'pg-boss';
 import type { Logger } from './logger.ts';
 import { pgConnection } from './pg-ssl.ts';
+import { planOutdated, poolQuery, statementName } from './prepared.ts';
 
 export type Query = <R = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
 
 // A plain node-postgres pool for processes that need no entities (the webhook daemon stays small without the ORM).
-// JS arrays bind as PostgreSQL arrays here.
+// JS arrays bind as PostgreSQL arrays here. `prepare`: statements with parameters are named (prepared.ts); false behind
+// a pooler in transaction mode.
 export type PgPool = {
   query: Query;
   // One transaction; `jobs` is the same transaction as a pg-boss `db` option, so a job commits or rolls back with the
@@ -15,7 +17,13 @@ export type PgPool = {
   close: () => Promise<void>;
 };
 
-export function createPgPool(connectionString: string, max: number, logger: Logger, name: string): PgPool {
+export function createPgPool(
+  connectionString: string,
+  max: number,
+  logger: Logger,
+  name: string,
+  prepare = false,
+): PgPool {
   const { url, ssl } = pgConnection(connectionString);
   const pool = new pg.Pool({ connectionString: url, ssl, max, application_name: name });
   // An idle connection dropped by the server: the pool replaces it on the next checkout.
@@ -32,7 +40,10 @@ export function createPgPool(connectionString: string, max: number, logger: Logg
       client.off('error', onError);
       client.release(err);
     };
-    const query: Query = (text, values) => client.query(text, values) as never;
+    const query: Query = (text, values) => {
+      const named = prepare ? statementName(text, values) : undefined;
+      return (named ? client.query({ name: named, text, values }) : client.query(text, values)) as never;
+    };
     try {
       await client.query('begin');
       const result = await work(query, { executeSql: query });
@@ -41,13 +52,18 @@ export function createPgPool(connectionString: string, max: number, logger: Logg
       return result;
     } catch (err) {
       // A connection whose rollback fails is broken: release(err) discards it instead of pooling it.
+      // So is one whose prepared statement went stale (its table changed shape): the next transaction gets another.
       await client.query('rollback').then(
-        () => release(lost),
+        () => release(lost ?? (planOutdated(err) ? (err as Error) : undefined)),
         (e: Error) => release(e),
       );
       throw err;
     }
   }
 
-  return { query: (text, values) => pool.query(text, values) as never, transaction, close: () => pool.end() };
+  return {
+    query: (text, values) => poolQuery(pool, prepare, text, values) as never,
+    transaction,
+    close: () => pool.end(),
+  };
 }

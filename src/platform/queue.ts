@@ -12,9 +12,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 // pg-boss' built-in pool (not re-exported by the package): extended only to open its LISTEN connection elsewhere.
 import BossPool from 'pg-boss/dist/db.js';
+import type pg from 'pg';
 import type { Config } from './config.ts';
 import { pgConnection } from './pg-ssl.ts';
 import { pgTx } from './sql.ts';
+import { poolQuery } from './prepared.ts';
 
 declare const DATA: unique symbol;
 // A queue's name, typed with its jobs' data (a phantom: at run time it is the plain name), so `enqueue` and `work`
@@ -147,14 +149,13 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
 export async function createBoss(
   databaseUrl: string,
   logger: Logger,
-  opts: { supervise?: boolean; schedule?: boolean; listenUrl?: string } = {},
+  opts: { supervise?: boolean; schedule?: boolean; listenUrl?: string; prepare?: boolean } = {},
 ): Promise<PgBoss> {
   const pool = { ...pgConnection(databaseUrl), max: 5 };
   const { url, ssl } = pool;
+  const listenElsewhere = opts.listenUrl && opts.listenUrl !== databaseUrl ? opts.listenUrl : undefined;
   const boss = new PgBoss({
-    ...(opts.listenUrl && opts.listenUrl !== databaseUrl
-      ? { db: new ListenElsewhere({ connectionString: url, ssl, max: pool.max }, opts.listenUrl) }
-      : { connectionString: url, ssl, max: pool.max }),
+    db: new BossDb({ connectionString: url, ssl, max: pool.max }, opts.prepare ?? false, listenElsewhere),
     schema: 'pgboss',
     useListenNotify: opts.listenUrl !== undefined,
     supervise: opts.supervise ?? false,
@@ -177,22 +178,35 @@ export const listenUrlOf = (
 ): string | undefined =>
   config.databasePoolMode === 'transaction' ? (config.databaseDirectUrl ?? undefined) : config.databaseUrl;
 
-// pg-boss' own pool (queries over the pooler), with its LISTEN connection opened on another (direct) URL.
-class ListenElsewhere extends BossPool {
-  #listener: BossPool;
-  constructor(config: ConstructorParameters<typeof BossPool>[0], listenUrl: string) {
+/**
+ * pg-boss' own pool with its statements named (prepared.ts: its fetch, insert and complete are planned once per
+ * connection), unless `prepare` is false (behind a pooler in transaction mode); and with its LISTEN connection opened
+ * on another (direct) URL when `listenUrl` is given.
+ */
+class BossDb extends BossPool {
+  #listener: BossPool | undefined;
+  readonly #prepare: boolean;
+  constructor(config: ConstructorParameters<typeof BossPool>[0], prepare: boolean, listenUrl?: string) {
     super(config);
-    const { url, ssl } = pgConnection(listenUrl);
-    this.#listener = new BossPool({ connectionString: url, ssl, max: 1, application_name: 'pgboss-listen' });
-    this.#listener.on('error', (err) => this.emit('error', err));
+    this.#prepare = prepare;
+    if (listenUrl) {
+      const { url, ssl } = pgConnection(listenUrl);
+      this.#listener = new BossPool({ connectionString: url, ssl, max: 1, application_name: 'pgboss-listen' });
+      this.#listener.on('error', (err) => this.emit('error', err));
+    }
+  }
+  override async executeSql(text: string, values?: unknown[]) {
+    if (!this.#prepare || !this.opened) return super.executeSql(text, values);
+    return poolQuery((this as unknown as { pool: pg.Pool }).pool, true, text, values);
   }
   override async listen(...args: Parameters<BossPool['listen']>): ReturnType<BossPool['listen']> {
+    if (!this.#listener) return super.listen(...args);
     if (!this.#listener.opened) await this.#listener.open();
     return this.#listener.listen(...args);
   }
   override async close(): Promise<void> {
     await super.close();
-    if (this.#listener.opened) await this.#listener.close();
+    if (this.#listener?.opened) await this.#listener.close();
   }
 }
 
@@ -230,6 +244,72 @@ export async function enqueueMany<T extends object>(
   jobs: (JobOptions & { data: T })[],
 ): Promise<void> {
   if (jobs.length) await boss.insert(queue, jobs, await dbOf(tx));
+}
+
+/**
+ * Group commit for jobs that are the whole write (enqueue's `tx` null) sent by concurrent requests of one process: while
+ * one insert of a queue is in flight, the jobs that arrive wait and then go together in one statement (one commit, one
+ * WAL flush, one NOTIFY). A lone job goes at once, so an idle service adds no latency; a busy one sends fewer, larger
+ * inserts instead of queueing one commit per request. Each caller resolves once its job is committed, or rejects with
+ * its statement's error (nothing of that statement was written). Per process: nothing is shared between instances.
+ */
+export function enqueueJoined<T extends object>(
+  boss: PgBoss,
+  queue: Queue<T>,
+  jobs: (JobOptions & { data: T })[],
+): Promise<void> {
+  let byQueue = joiners.get(boss);
+  if (!byQueue) joiners.set(boss, (byQueue = new Map()));
+  let joiner = byQueue.get(queue);
+  if (!joiner) byQueue.set(queue, (joiner = new Joiner(boss, queue)));
+  return joiner.add(jobs);
+}
+
+const JOINED_MAX = 200; // jobs per statement: bounds its size when a backlog built up behind a slow commit
+const joiners = new WeakMap<PgBoss, Map<string, Joiner>>();
+type Waiting = { jobs: (JobOptions & { data: object })[]; resolve: () => void; reject: (err: unknown) => void };
+
+class Joiner {
+  #waiting: Waiting[] = [];
+  #busy = false;
+  readonly #boss: PgBoss;
+  readonly #queue: string;
+  constructor(boss: PgBoss, queue: string) {
+    this.#boss = boss;
+    this.#queue = queue;
+  }
+
+  add(jobs: Waiting['jobs']): Promise<void> {
+    if (jobs.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ jobs, resolve, reject });
+      if (!this.#busy) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#busy = true;
+    while (this.#waiting.length) {
+      // whole callers only (a caller's jobs commit together), up to JOINED_MAX jobs unless one caller has more
+      const batch: Waiting[] = [];
+      let size = 0;
+      while (this.#waiting.length && (size === 0 || size + this.#waiting[0].jobs.length <= JOINED_MAX)) {
+        const w = this.#waiting.shift()!;
+        batch.push(w);
+        size += w.jobs.length;
+      }
+      try {
+        await this.#boss.insert(
+          this.#queue,
+          batch.flatMap((w) => w.jobs),
+        );
+        for (const w of batch) w.resolve();
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.#busy = false;
+  }
 }
 
 // boss.work with the handler typed by the queue's declaration.

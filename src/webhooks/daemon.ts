@@ -3,6 +3,7 @@ import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { QUEUES, RECOVERY_POLL_SECONDS, work } from '../platform/queue.ts';
 import { createPgPool } from '../platform/pg.ts';
+import { canPrepare } from '../platform/prepared.ts';
 import { processMetrics } from '../platform/metrics.ts';
 import { deliveryOutcomes } from './webhooks.metrics.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
@@ -21,7 +22,7 @@ export type DaemonDeps = { config: Config; boss: PgBoss; logger: Logger };
  * commit; polling is only the backstop. Future-dated retries send no NOTIFY, hence the wake-up timers.
  */
 export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps): Promise<void> {
-  const db = createPgPool(config.databaseUrl, config.dbPoolMax, logger, 'webhooks');
+  const db = createPgPool(config.databaseUrl, config.dbPoolMax, logger, 'webhooks', canPrepare(config));
   const loops = Math.min(MAX_LOOPS, config.webhookConcurrency);
   const batchSize = Math.ceil(config.webhookConcurrency / loops);
   const sender = createSender({

@@ -1,0 +1,81 @@
+import test from 'ava';
+import { createTestDatabase } from './support/db.ts';
+import { createPgPool, type PgPool } from '../src/platform/pg.ts';
+import { createLogger } from '../src/platform/logger.ts';
+import { createBoss } from '../src/platform/queue.ts';
+
+// Named statements (src/platform/prepared.ts) against a real PostgreSQL: prepared once per connection when allowed,
+// never behind a transaction pooler, and a table changing shape under a prepared statement (a migration while the
+// process runs) costs at most the one transaction that met it.
+const logger = createLogger('silent', 'test');
+
+async function pool(t: { teardown: (fn: () => Promise<void>) => void }, prepare: boolean): Promise<PgPool> {
+  const url = await createTestDatabase();
+  const p = createPgPool(url, 1, logger, 'test', prepare); // one connection: every statement meets the same session
+  t.teardown(() => p.close());
+  await p.query('create table shapes (id int primary key, a text)');
+  await p.query(`insert into shapes values (1, 'um'), (2, 'dois')`);
+  return p;
+}
+
+const prepared = async (p: PgPool) =>
+  (await p.query<{ n: number }>('select count(*)::int as n from pg_prepared_statements')).rows[0].n;
+
+test('statements with parameters are prepared once per connection; without parameters, never', async (t) => {
+  const p = await pool(t, true);
+  for (let i = 0; i < 3; i++)
+    t.deepEqual((await p.query('select a from shapes where id = $1', [1])).rows, [{ a: 'um' }]);
+  await p.transaction((query) => query('select a from shapes where id = $1', [2]));
+  t.is(await prepared(p), 1);
+  await p.query('select a from shapes where id = $1 or id = $2', [1, 2]);
+  t.is(await prepared(p), 2);
+});
+
+test('behind a transaction pooler (prepare false) nothing is prepared', async (t) => {
+  const p = await pool(t, false);
+  t.deepEqual((await p.query('select a from shapes where id = $1', [2])).rows, [{ a: 'dois' }]);
+  await p.transaction((query) => query('select a from shapes where id = $1', [1]));
+  t.is(await prepared(p), 0);
+});
+
+test('a table that changed shape under a prepared statement: the query answers with the new shape', async (t) => {
+  const p = await pool(t, true);
+  const text = 'select * from shapes where id = $1';
+  t.deepEqual((await p.query(text, [1])).rows, [{ id: 1, a: 'um' }]);
+  await p.query('alter table shapes add column b int default 7');
+  // PostgreSQL refuses the stale statement ("cached plan must not change result type"): sent again, unnamed
+  t.deepEqual((await p.query(text, [1])).rows, [{ id: 1, a: 'um', b: 7 }]);
+  t.deepEqual((await p.query(text, [2])).rows, [{ id: 2, a: 'dois', b: 7 }]);
+});
+
+test('in a transaction, a stale prepared statement fails that transaction only; the next one runs', async (t) => {
+  const p = await pool(t, true);
+  const text = 'select * from shapes where id = $1';
+  await p.transaction((query) => query(text, [1]));
+  await p.query('alter table shapes add column b int default 7');
+  const failed = await t.throwsAsync(p.transaction((query) => query(text, [1])));
+  t.regex(failed.message, /cached plan must not change result type/);
+  // its connection was discarded with it: the next transaction prepares the statement afresh
+  const { rows } = await p.transaction((query) => query(text, [2]));
+  t.deepEqual(rows, [{ id: 2, a: 'dois', b: 7 }]);
+});
+
+test("pg-boss' statements go prepared: a job sent, fetched and completed", async (t) => {
+  const url = await createTestDatabase();
+  const boss = await createBoss(url, logger, { prepare: true });
+  t.teardown(() => boss.stop({ graceful: false }));
+  await boss.createQueue('test.prepared');
+  const id = await boss.send('test.prepared', { n: 1 });
+  const [job] = await boss.fetch<{ n: number }>('test.prepared');
+  t.is(job.id, id!);
+  t.deepEqual(job.data, { n: 1 });
+  await boss.complete('test.prepared', job.id);
+  t.is((await boss.getJobById('test.prepared', job.id))?.state, 'completed');
+  // run one after the other, they met one connection of pg-boss' pool, which now holds them prepared
+  const { rows } = (await boss
+    .getDb()
+    .executeSql('select count(*)::int as n from pg_prepared_statements where statement ~ $1', ['pgboss'])) as {
+    rows: { n: number }[];
+  };
+  t.true(rows[0].n >= 3, `${rows[0].n} pg-boss statements prepared`);
+});
