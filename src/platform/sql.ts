@@ -13,6 +13,8 @@ import type { Query } from './pg.ts';
  * - the bridge, `pgTx(em)`: a MikroORM transaction seen as a PgPool transaction, `{ query, jobs }`, over the same
  *   connection: `query` runs the `$1` statements, `jobs` is the pg-boss `db` that makes a job commit with the rows
  *   (`enqueue`, queue.ts).
+ * Statements with `$1` parameters outside MikroORM are named (prepared once per connection, prepared.ts), and so are
+ * the API's reads on every request (`hotRead`: the credential, a charge by id), sent on MikroORM's own pool.
  */
 export function pgTx(em: EntityManager): { query: Query; jobs: Db } {
   const jobs = fromKysely(em.getKysely());
