@@ -121,6 +121,7 @@ await admin.query('select pg_stat_statements_reset()');
 const cpu0 = cpuByProcess();
 const s0 = await snapshot();
 const started = performance.now();
+const windowStart = new Date();
 const windowUs = [monotonicUs(), 0]; // the profiles' clock (CLOCK_MONOTONIC, µs): only this window's samples count
 await payAll(ids.slice(warm), total + warm);
 windowUs[1] = monotonicUs();
@@ -196,6 +197,32 @@ const sums = await admin.query<{ exec: string; plan: string }>(
 out.push(
   `\nAll statements: planning ${(Number(sums.rows[0].plan) / total).toFixed(2)} ms and execution ${(Number(sums.rows[0].exec) / total).toFixed(2)} ms per payment (wall time inside PostgreSQL: inflated when the CPUs are saturated).`,
 );
+
+// where a payment waits: each queue's jobs of the window, from their insert (its transaction's start) to a worker or
+// daemon taking them, and from that to their completion (pg-boss' own timestamps, PostgreSQL's clock)
+const stages = await admin.query<{
+  name: string;
+  jobs: string;
+  wait50: number;
+  wait99: number;
+  run50: number;
+  run99: number;
+}>(
+  `select name, count(*) as jobs,
+          round(percentile_cont(0.5) within group (order by extract(epoch from started_on - created_on) * 1000)::numeric, 1)::float as wait50,
+          round(percentile_cont(0.99) within group (order by extract(epoch from started_on - created_on) * 1000)::numeric, 1)::float as wait99,
+          round(percentile_cont(0.5) within group (order by extract(epoch from completed_on - started_on) * 1000)::numeric, 1)::float as run50,
+          round(percentile_cont(0.99) within group (order by extract(epoch from completed_on - started_on) * 1000)::numeric, 1)::float as run99
+     from pgboss.job
+    where name in ('acquirer.notification', 'webhook.deliver') and created_on >= $1 and completed_on is not null
+    group by name
+    order by name`,
+  [windowStart],
+);
+out.push("\n## Where a payment waits (ms, p50 / p99 over the window's jobs)\n");
+out.push('| queue | jobs | inserted -> taken | taken -> completed |\n|---|---|---|---|');
+for (const r of stages.rows)
+  out.push(`| ${r.name} | ${r.jobs} | ${r.wait50} / ${r.wait99} | ${r.run50} / ${r.run99} |`);
 
 for (const p of procs) await p.stop();
 await admin.end();
