@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Db } from 'pg-boss';
 import type { Logger } from './logger.ts';
 import { pgConnection } from './pg-ssl.ts';
-import { planOutdated, poolQuery, statementName } from './prepared.ts';
+import { planOutdated, poolQuery, statement } from './prepared.ts';
 
 export type Query = <R = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
 
@@ -40,10 +40,7 @@ export function createPgPool(
       client.off('error', onError);
       client.release(err);
     };
-    const query: Query = (text, values) => {
-      const named = prepare ? statementName(text, values) : undefined;
-      return (named ? client.query({ name: named, text, values }) : client.query(text, values)) as never;
-    };
+    const query: Query = (text, values) => client.query(statement(prepare, text, values)) as never;
     try {
       await client.query('begin');
       const result = await work(query, { executeSql: query });

@@ -17,12 +17,18 @@ export const canPrepare = (config: Pick<Config, 'databasePoolMode'>): boolean =>
 const MAX_NAMES = 2000; // distinct texts named per process; past it (texts built from input, a bug) statements go unnamed
 const names = new Map<string, string>();
 
-export function statementName(text: string, values: readonly unknown[] | undefined): string | undefined {
+function statementName(text: string, values: readonly unknown[] | undefined): string | undefined {
   if (!values?.length) return undefined;
   let name = names.get(text);
   if (name === undefined && names.size < MAX_NAMES)
     names.set(text, (name = `s${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`));
   return name;
+}
+
+// A statement as node-postgres takes it: named when it may be (`prepare`).
+export function statement(prepare: boolean, text: string, values: unknown[] | undefined): pg.QueryConfig {
+  const name = prepare ? statementName(text, values) : undefined;
+  return name ? { name, text, values } : { text, values };
 }
 
 // A prepared statement whose tables changed shape under it (a migration while this process runs) fails with this for
@@ -38,10 +44,10 @@ export async function poolQuery(
   text: string,
   values: unknown[] | undefined,
 ): Promise<pg.QueryResult> {
-  const name = prepare ? statementName(text, values) : undefined;
-  if (!name) return pool.query(text, values);
+  const named = statement(prepare, text, values);
+  if (!named.name) return pool.query(named);
   try {
-    return await pool.query({ name, text, values });
+    return await pool.query(named);
   } catch (err) {
     if (planOutdated(err)) return pool.query(text, values);
     throw err;

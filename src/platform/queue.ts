@@ -10,7 +10,8 @@ import {
 } from 'pg-boss';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-// pg-boss' built-in pool (not re-exported by the package): extended only to open its LISTEN connection elsewhere.
+// pg-boss' built-in pool (not re-exported by the package): extended (BossDb) to name its statements and to open its
+// LISTEN connection elsewhere.
 import BossPool from 'pg-boss/dist/db.js';
 import type pg from 'pg';
 import type { Config } from './config.ts';
