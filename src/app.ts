@@ -27,12 +27,18 @@ import { portalRoutes } from './portal/portal.routes.ts';
 import { observability } from './observability.ts';
 import { eventRoutes } from './events/events.routes.ts';
 import type { EventStreams } from './events/streams.ts';
+import type { PrincipalCache } from './auth/principal-cache.ts';
 
 // The HTTP API: every route under /v1, JSON in and out (and the events stream), one error handler. `streams` is this
-// process' event stream hub (src/events/streams.ts): its owner closes it on shutdown.
+// process' event stream hub (src/events/streams.ts): its owner closes it on shutdown. `principals`: what credentials
+// resolve to, kept (src/auth/principal-cache.ts); without it every request reads them.
 export function createApp(
   deps: Deps,
-  { streams, inflight = inflightTracker() }: { streams: EventStreams; inflight?: ReturnType<typeof inflightTracker> },
+  {
+    streams,
+    principals,
+    inflight = inflightTracker(),
+  }: { streams: EventStreams; principals?: PrincipalCache; inflight?: ReturnType<typeof inflightTracker> },
 ): express.Express {
   const { config, orm, logger } = deps;
   const app = express();
@@ -73,13 +79,13 @@ export function createApp(
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
   const authenticate = [
-    limits.guardCredentials(createAuthenticator(config.jwtSecret, canPrepare(config))),
+    limits.guardCredentials(createAuthenticator(config.jwtSecret, canPrepare(config), principals)),
     limits.perCredential,
   ];
   const feeDefaults = { bps: config.platformFeeBps, fixed: config.platformFeeFixed };
 
   app.use('/v1/auth', registerRoutes(config.jwtSecret, limits.auth), authRoutes(config.jwtSecret, limits.auth));
-  app.use('/v1/api-keys', authenticate, apiKeyRoutes());
+  app.use('/v1/api-keys', authenticate, apiKeyRoutes(principals));
   app.use('/v1/merchants/me/withdrawals', authenticate, withdrawalRoutes(deps));
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
   app.use('/v1/charges', authenticate, chargeRoutes(deps), refundRoutes(deps));

@@ -7,6 +7,8 @@ import { buildDeps, closeDeps } from '../../src/deps.ts';
 import { createApp } from '../../src/app.ts';
 import { inflightTracker } from '../../src/platform/inflight.ts';
 import { createEventStreams } from '../../src/events/streams.ts';
+import { createListener } from '../../src/platform/listener.ts';
+import { createPrincipalCache } from '../../src/auth/principal-cache.ts';
 
 let config;
 try {
@@ -22,8 +24,10 @@ if (config.webConcurrency > 1 && cluster.isPrimary) {
   try {
     const deps = await buildDeps(config, logger);
     const inflight = inflightTracker();
-    const streams = createEventStreams(deps);
-    const server = createApp(deps, { streams, inflight }).listen(config.port);
+    const listener = createListener(config, logger, 'api-listen'); // one LISTEN connection for the two below
+    const streams = createEventStreams({ ...deps, listener });
+    const principals = createPrincipalCache(listener, config.principalCacheMs);
+    const server = createApp(deps, { streams, principals, inflight }).listen(config.port);
     await once(server, 'listening');
     server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
     logger.info({ port: config.port }, 'api listening');
@@ -32,6 +36,7 @@ if (config.webConcurrency > 1 && cluster.isPrimary) {
       // close pools
       const closed = new Promise((resolve) => server.close(resolve));
       await streams.close();
+      await listener.close();
       server.closeIdleConnections();
       await closed;
       await inflight.drained(15_000); // handlers of clients that hung up are still using the pools

@@ -2,10 +2,12 @@ import { Router } from 'express';
 import { body } from 'express-validator';
 import { validate } from '../platform/validation.ts';
 import { requireJwt } from './authenticate.ts';
+import type { PrincipalCache } from './principal-cache.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.ts';
 
-// JWT only: an API key can never mint or revoke API keys.
-export function apiKeyRoutes(): Router {
+// JWT only: an API key can never mint or revoke API keys. A revocation empties this process' principal cache at once
+// (other processes forget on the database's notification): the next request with the key is refused here.
+export function apiKeyRoutes(principals?: PrincipalCache): Router {
   const router = Router();
   router.use(requireJwt);
 
@@ -39,6 +41,7 @@ export function apiKeyRoutes(): Router {
 
   router.delete('/:id', async (req, res) => {
     await revokeApiKey(req.em, req.user!.userId, req.params.id);
+    principals?.forget();
     res.json({ message: 'Chave de API desativada' });
   });
 

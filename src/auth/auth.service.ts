@@ -6,6 +6,7 @@ import { API_KEY_PREFIX, hashApiKey, signJwt, verifyJwt } from './tokens.ts';
 import type { Principal } from './principal.ts';
 import * as sql from './auth.sql.ts';
 import { hotRead } from '../platform/prepared.ts';
+import type { PrincipalCache } from './principal-cache.ts';
 
 export type AuthResult = { token: string; user: { id: string; email: string; role: string } };
 
@@ -23,26 +24,35 @@ export async function login(
   return { token: signJwt(jwtSecret, user.id, user.role), user: userView(user) };
 }
 
-// Resolves a bearer credential (JWT or lk_ API key) to a principal with one query; throws the spec's 401/403 messages.
-// `prepare`: the query is a named statement (prepared.ts; false behind a pooler in transaction mode).
+// Resolves a bearer credential (JWT or lk_ API key) to a principal with one query, or none when `cache` holds it
+// (principal-cache.ts); throws the spec's 401/403 messages. `prepare`: the query is a named statement (prepared.ts;
+// false behind a pooler in transaction mode).
 export async function resolvePrincipal(
   em: EntityManager,
   jwtSecret: string,
   token: string,
   prepare: boolean,
+  cache?: PrincipalCache,
 ): Promise<Principal> {
-  const conn = em.getConnection();
+  const read = (key: string, text: string, value: string) => {
+    const load = async () => (await hotRead<sql.PrincipalRow>(em, prepare, text, [value]))[0];
+    return cache ? cache.get(key, load) : load();
+  };
   let row: sql.PrincipalRow | undefined;
   if (token.startsWith(API_KEY_PREFIX)) {
-    [row] = await hotRead<sql.PrincipalRow>(em, prepare, sql.PRINCIPAL_BY_API_KEY, [hashApiKey(token)]);
+    const hash = hashApiKey(token);
+    row = await read(`key:${hash}`, sql.PRINCIPAL_BY_API_KEY, hash);
     if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidApiKey);
     if (row.key_status !== 'ACTIVE') throw new UnauthorizedError(AUTH_MESSAGES.inactiveApiKey);
     // lastUsedAt is kept to the minute: one write per key per minute, not one per request.
-    if (row.key_stale) await conn.execute(sql.TOUCH_API_KEY, [row.key_id]);
+    if (row.key_stale) {
+      await em.getConnection().execute(sql.TOUCH_API_KEY, [row.key_id]);
+      cache?.update(`key:${hash}`, { ...row, key_stale: false });
+    }
   } else {
     const userId = verifyJwt(jwtSecret, token);
     if (!userId) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
-    [row] = await hotRead<sql.PrincipalRow>(em, prepare, sql.PRINCIPAL_BY_USER, [userId]);
+    row = await read(`user:${userId}`, sql.PRINCIPAL_BY_USER, userId);
     if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
   }
   if (row.merchant_status === 'BLOCKED') throw new ForbiddenError(AUTH_MESSAGES.blocked);

@@ -1,5 +1,6 @@
-// The statements of authentication: one query per request resolves a credential to its user and merchant (a named
-// statement on the ORM's pool, prepared.ts hotRead: `$1` parameters); TOUCH_API_KEY runs through MikroORM (`?`).
+// The statements of authentication: one query resolves a credential to its user and merchant (a named statement on
+// the ORM's pool, prepared.ts hotRead: `$1` parameters), kept by the API process' principal cache
+// (principal-cache.ts); TOUCH_API_KEY runs through MikroORM (`?`).
 const MERCHANT_COLUMNS = `m.id as merchant_id, m.status as merchant_status, m.name as merchant_name,
          m.city as merchant_city, m.kyc_status, m.acquirer_account_id, m.fee_bps, m.fee_fixed`;
 

@@ -3,18 +3,20 @@ import { Strategy as BearerStrategy, type VerifyFunctionWithRequest } from 'pass
 import type { RequestHandler } from 'express';
 import { AUTH_MESSAGES, ForbiddenError, NotFoundError, UnauthorizedError } from '../platform/errors.ts';
 import { resolvePrincipal } from './auth.service.ts';
+import type { PrincipalCache } from './principal-cache.ts';
 
 // `Bearer <token>`, read leniently (RFC 7235 allows one or more spaces; tabs and the scheme's case are forgiven too).
 const BEARER = /^bearer[ \t]+([^\s]+)$/i;
 
 // One bearer strategy for both credentials; a failure travels as a domain error so the spec's messages reach the
 // client: every malformed or refused credential is a 401 with one of the spec's four messages, never a 400.
-// `prepare`: its query is a named statement (prepared.ts canPrepare).
-export function createAuthenticator(jwtSecret: string, prepare: boolean): RequestHandler {
+// `prepare`: its query is a named statement (prepared.ts canPrepare); `cache`: what credentials resolve to, kept
+// (principal-cache.ts).
+export function createAuthenticator(jwtSecret: string, prepare: boolean, cache?: PrincipalCache): RequestHandler {
   const authenticator = new passport.Passport();
   authenticator.use(
     new BearerStrategy<VerifyFunctionWithRequest>({ passReqToCallback: true }, (req, token, done) => {
-      resolvePrincipal(req.em, jwtSecret, token, prepare).then(
+      resolvePrincipal(req.em, jwtSecret, token, prepare, cache).then(
         (p) => done(null, p),
         (err: unknown) => done(err),
       );

@@ -1,10 +1,8 @@
-import pg from 'pg';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createPgPool, type PgPool } from '../platform/pg.ts';
 import { canPrepare } from '../platform/prepared.ts';
-import { pgConnection } from '../platform/pg-ssl.ts';
-import { listenUrlOf } from '../platform/queue.ts';
+import type { Listener } from '../platform/listener.ts';
 import { HttpError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
 import { sequencePass, SEQUENCE_BATCH } from './sequencer.ts';
@@ -18,7 +16,6 @@ const BACKSTOP_MS = 5000; // with LISTEN: a pass anyway, in case a notification 
 const BUSY_RETRY_MS = 100; // another process was giving positions: look again soon, it may have missed ours
 const TOUCH_MS = 15_000; // open connections are refreshed this often…
 const STALE_SECONDS = 60; // …and one not refreshed for this long belongs to a process that died
-const RECONNECT_MAX_MS = 30_000;
 
 // One open stream, as the hub sees it.
 export type Subscriber = { merchantId: string; slot: string; wake: () => void; end: () => void };
@@ -79,16 +76,14 @@ function serial(pass: () => Promise<boolean>, logger: Logger, what: string) {
  * (positions given), through DATABASE_DIRECT_URL behind a transaction pooler; polling when there is no LISTEN.
  */
 export function createEventStreams(
-  { config, logger }: { config: Config; logger: Logger },
+  { config, logger, listener }: { config: Config; logger: Logger; listener: Listener },
   { credentialCheckMs = 60_000 } = {},
 ): EventStreams {
   const db = createPgPool(config.databaseUrl, POOL_MAX, logger, 'event-streams', canPrepare(config));
-  const listenUrl = listenUrlOf(config);
   const subscribers = new Map<string, Set<Subscriber>>();
   let open = 0;
   let sentTotal = 0;
   let closed = false;
-  let listening = false;
   let lastSeq: number | null = null; // the watcher's position; null: read it again (and wake everyone)
 
   const sequencer = serial(
@@ -128,48 +123,20 @@ export function createEventStreams(
     'watcher',
   );
 
-  // LISTEN, reconnected with backoff; while it is down the poll below runs at full rate.
-  let listener: pg.Client | null = null;
-  let backoff = 1000;
-  let reconnectTimer: NodeJS.Timeout | undefined;
-  const listen = async () => {
-    if (!listenUrl || closed) return;
-    const { url, ssl } = pgConnection(listenUrl);
-    const client = new pg.Client({ connectionString: url, ssl, application_name: 'event-streams-listen' });
-    listener = client;
-    const lost = (err?: Error) => {
-      if (listener !== client) return;
-      listener = null;
-      listening = false;
-      client.end().catch(() => {});
-      if (closed) return;
-      if (err) logger.warn({ err }, 'event stream LISTEN connection lost; polling until it is back');
-      reconnectTimer = setTimeout(() => void listen(), backoff);
-      backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', (n) => (n.channel === 'pix_events' ? sequencer.kick() : watcher.kick()));
-    try {
-      await client.connect();
-      await client.query('listen pix_events');
-      await client.query('listen pix_event_stream');
-      if (listener !== client) return;
-      listening = true;
-      backoff = 1000;
-      // anything committed while nobody listened
-      sequencer.kick();
-      watcher.kick();
-    } catch (err) {
-      lost(err as Error);
-    }
-  };
-  void listen();
+  // LISTEN (the process' shared listener); while it is down the poll below runs at full rate.
+  listener.on('pix_events', () => sequencer.kick());
+  listener.on('pix_event_stream', () => watcher.kick());
+  listener.onState((up) => {
+    if (closed || !up) return;
+    // anything committed while nobody listened
+    sequencer.kick();
+    watcher.kick();
+  });
 
   let ticks = 0;
   const poll = setInterval(() => {
     ticks++;
-    if (listening && ticks % (BACKSTOP_MS / POLL_MS) !== 0) return;
+    if (listener.up && ticks % (BACKSTOP_MS / POLL_MS) !== 0) return;
     sequencer.kick();
     watcher.kick();
   }, POLL_MS);
@@ -244,7 +211,7 @@ export function createEventStreams(
     claim,
     subscribe,
     sent: (n) => (sentTotal += n),
-    stats: () => ({ open, sent: sentTotal, listening }),
+    stats: () => ({ open, sent: sentTotal, listening: listener.up }),
     // Ends every stream (their clients reconnect elsewhere with Last-Event-ID), then stops and closes the pool.
     async close() {
       if (closed) return;
@@ -253,11 +220,7 @@ export function createEventStreams(
       await Promise.all(releasing);
       clearInterval(poll);
       clearInterval(touch);
-      clearTimeout(reconnectTimer);
       await Promise.all([sequencer.stop(), watcher.stop()]);
-      const l = listener;
-      listener = null;
-      await l?.end().catch(() => {});
       await db.close();
     },
   };

@@ -188,6 +188,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'a
     webhookDisableMinFailures: int(env, 'WEBHOOK_DISABLE_MIN_FAILURES', 10, 1),
     webhookDisableAfterHours: num(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10, 1),
+    // how long an API process keeps what a credential resolves to, at most (forgotten at once on a change notified by
+    // the database; src/auth/principal-cache.ts); 0: every request reads it
+    principalCacheMs: int(env, 'PRINCIPAL_CACHE_MS', 5000),
     webConcurrency: int(env, 'WEB_CONCURRENCY', 1, 1),
     // a withdrawal still PROCESSING this long after its last change is checked against the acquirer (crash recovery)
     withdrawalReconcileAfterSeconds: int(env, 'WITHDRAWAL_RECONCILE_AFTER_SECONDS', 30, 1),

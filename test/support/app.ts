@@ -10,6 +10,8 @@ import { startWorker } from '../../src/worker.ts';
 import { startDeliveryDaemon } from '../../src/webhooks/daemon.ts';
 import { createTestDatabase } from './db.ts';
 import { createEventStreams, type EventStreams } from '../../src/events/streams.ts';
+import { createListener } from '../../src/platform/listener.ts';
+import { createPrincipalCache, type PrincipalCache } from '../../src/auth/principal-cache.ts';
 
 export type TestApp = {
   baseUrl: string;
@@ -19,6 +21,7 @@ export type TestApp = {
   boss: PgBoss;
   deps: Deps;
   streams: EventStreams;
+  principals: PrincipalCache;
   close: () => Promise<void>;
 };
 
@@ -35,13 +38,19 @@ export async function startTestApp(
     DATABASE_URL: databaseUrl,
     RATE_LIMIT_ENABLED: 'false',
     LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
+    // Tests change merchants and keys in the database and ask the API at once: every request reads its credential,
+    // unless the test sets this (test/auth.cache.test.ts: the cache, and how it learns of changes).
+    PRINCIPAL_CACHE_MS: '0',
     ...env,
   });
   const logger = opts.logger ?? createLogger(config.logLevel, 'test-api');
   const deps = await buildDeps(config, logger, {}, opts.clock);
   const { orm, boss } = deps;
-  const streams = createEventStreams(deps, { credentialCheckMs: 500 }); // a revoked key's stream ends within a test
-  const server: Server = createApp(deps, { streams }).listen(0, '127.0.0.1');
+  const listener = createListener(config, logger, 'test-api-listen');
+  // a revoked key's stream ends within a test
+  const streams = createEventStreams({ ...deps, listener }, { credentialCheckMs: 500 });
+  const principals = createPrincipalCache(listener, config.principalCacheMs);
+  const server: Server = createApp(deps, { streams, principals }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -52,8 +61,10 @@ export async function startTestApp(
     boss,
     deps,
     streams,
+    principals,
     async close() {
       await streams.close();
+      await listener.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await boss.stop({ graceful: false });
