@@ -58,8 +58,8 @@ export const entities = [
 export const ormConfig = (databaseUrl: string, overrides: Partial<Options> = {}): Options =>
   ormConfigOf(databaseUrl, entities, overrides);
 
-export const createOrm = (databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> =>
-  createOrmOf(databaseUrl, entities, overrides);
+export const createOrm = (databaseUrl: string, overrides: Partial<Options> = {}, prepare = false): Promise<MikroORM> =>
+  createOrmOf(databaseUrl, entities, overrides, prepare);
 
 // Brings a database up to date: MikroORM migrations, then pg-boss' own schema and our queues. Safe to run concurrently.
 export async function setupDatabase(databaseUrl: string, logger: Logger): Promise<string[]> {

@@ -16,7 +16,7 @@ export async function buildDeps(
   bossOptions: { supervise?: boolean; schedule?: boolean; work?: boolean } = {},
   clock: () => Date = () => new Date(),
 ): Promise<Deps> {
-  const orm = await createOrm(config.databaseUrl, { pool: { min: 0, max: config.dbPoolMax } });
+  const orm = await createOrm(config.databaseUrl, { pool: { min: 0, max: config.dbPoolMax } }, canPrepare(config));
   const { work, ...rest } = bossOptions;
   const boss = await createBoss(config.databaseUrl, logger, {
     ...rest,

@@ -3,6 +3,10 @@ import { createTestDatabase } from './support/db.ts';
 import { createPgPool, type PgPool } from '../src/platform/pg.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { createBoss } from '../src/platform/queue.ts';
+import { createOrm } from '../src/database.ts';
+import { pgTx } from '../src/platform/sql.ts';
+import { planOutdated } from '../src/platform/prepared.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 // Named statements (src/platform/prepared.ts) against a real PostgreSQL: prepared once per connection when allowed,
 // never behind a transaction pooler, and a table changing shape under a prepared statement (a migration while the
@@ -28,6 +32,9 @@ test('statements with parameters are prepared once per connection; without param
   await p.transaction((query) => query('select a from shapes where id = $1', [2]));
   t.is(await prepared(p), 1);
   await p.query('select a from shapes where id = $1 or id = $2', [1, 2]);
+  t.is(await prepared(p), 2);
+  // a text without parameters (its values written in: one text each), never
+  for (let i = 0; i < 30; i++) await p.query(`select a from shapes where id = ${i % 3}`);
   t.is(await prepared(p), 2);
 });
 
@@ -78,4 +85,45 @@ test("pg-boss' statements go prepared: a job sent, fetched and completed", async
     rows: { n: number }[];
   };
   t.true(rows[0].n >= 3, `${rows[0].n} pg-boss statements prepared`);
+});
+
+// The bridge (pgTx): `$n` statements inside MikroORM's transactions (the settlement, the ledger, pg-boss' inserts).
+async function orm(t: { teardown: (fn: () => Promise<void>) => void }, prepare: boolean) {
+  const url = await createTestDatabase();
+  const o = await createOrm(url, { pool: { min: 0, max: 1 } }, prepare); // one connection, as above
+  t.teardown(() => o.close());
+  await o.em.fork().execute('create table shapes (id int primary key, a text)');
+  await o.em.fork().execute(`insert into shapes values (1, 'um'), (2, 'dois')`);
+  return o;
+}
+const preparedIn = async (em: EntityManager) =>
+  (await em.execute<{ n: number }[]>('select count(*)::int as n from pg_prepared_statements'))[0].n;
+
+test('a statement sent through pgTx in a MikroORM transaction is prepared once per connection', async (t) => {
+  const o = await orm(t, true);
+  for (let i = 1; i <= 3; i++)
+    await o.em.fork().transactional(async (tx) => {
+      t.deepEqual((await pgTx(tx).query('select a from shapes where id = $1', [i % 2 ? 1 : 2])).rows, [
+        { a: i % 2 ? 'um' : 'dois' },
+      ]);
+      t.is(await preparedIn(tx), 1);
+    });
+  // MikroORM's own statements (values written into the text) are not
+  await o.em.fork().transactional((tx) => tx.execute('select a from shapes where id = ?', [1]));
+  t.is(await preparedIn(o.em.fork()), 1);
+  const off = await orm(t, false);
+  await off.em.fork().transactional((tx) => pgTx(tx).query('select a from shapes where id = $1', [1]));
+  t.is(await preparedIn(off.em.fork()), 0);
+});
+
+test('through pgTx, a stale prepared statement fails its transaction once; the next one prepares it afresh', async (t) => {
+  const o = await orm(t, true);
+  const read = () =>
+    o.em.fork().transactional(async (tx) => (await pgTx(tx).query('select * from shapes where id = $1', [1])).rows);
+  t.deepEqual(await read(), [{ id: 1, a: 'um' }]);
+  await o.em.fork().execute('alter table shapes add column b int');
+  const err = await t.throwsAsync(read());
+  t.true(planOutdated(err));
+  t.deepEqual(await read(), [{ id: 1, a: 'um', b: null }]);
+  t.deepEqual(await read(), [{ id: 1, a: 'um', b: null }]);
 });

@@ -1,5 +1,6 @@
-// Every statement of the charges module (run through MikroORM: `?` parameters) and the rows they return: the charges
-// and customers tables, and the latest refund a charge shows (the refunds table, read for the charge's view).
+// Every statement of the charges module (run through MikroORM: `?` parameters, but those marked `$n`, sent through pgTx
+// and named) and the rows they return: the charges and customers tables, and the latest refund a charge shows (the
+// refunds table, read for the charge's view).
 import type { PageSpec } from '../platform/counters.ts';
 import { statuses, type Transition } from '../platform/sql.ts';
 import type { ChargeStatus, ChargeType } from './charge.entity.ts';
@@ -122,11 +123,11 @@ export const CHARGE_PAGE: PageSpec = {
 };
 
 /**
- * pay: one UPDATE for notifications of distinct charges (parameters: arrays of txid, end_to_end_id, amount, paid_at,
- * then, for a charge with a due date, whether the payment is the amount due on its day (with the components the
- * acquirer reported, if any), the fee on it, its components and its splits resolved on its net amount, as JSON; null
- * for an immediate charge, whose splits were resolved at creation). Amounts as
- * bigint: a payment may carry more than any charge, and then pays none.
+ * pay: one UPDATE for notifications of distinct charges, sent through pgTx (`$n`, named: prepared.ts). Parameters:
+ * arrays of txid, end_to_end_id, amount, paid_at, then, for a charge with a due date, whether the payment is the
+ * amount due on its day (with the components the acquirer reported, if any), the fee on it, its components and its
+ * splits resolved on its net amount, as JSON; null for an immediate charge, whose splits were resolved at creation.
+ * Amounts as bigint: a payment may carry more than any charge, and then pays none.
  * The charges are locked first, in txid order (the UPDATE reaches a row only through `locked`), so two batches sharing
  * charges never wait on each other crosswise. A charge is paid by a payment of its amount (a due-date charge: of the
  * amount due on the payment's day) dated within its validity, when PENDING or when the expiry sweep canceled it after
@@ -135,8 +136,8 @@ export const CHARGE_PAGE: PageSpec = {
 export const PAY = (t: T) => `
   with n as (
     select *
-      from unnest(?::text[], ?::text[], ?::bigint[], ?::timestamptz[], ?::boolean[], ?::bigint[], ?::jsonb[],
-                  ?::jsonb[])
+      from unnest($1::text[], $2::text[], $3::bigint[], $4::timestamptz[], $5::boolean[], $6::bigint[], $7::jsonb[],
+                  $8::jsonb[])
            as n(txid, end_to_end_id, amount, paid_at, due_matches, due_fee, due_components, due_splits)
   ),
   locked as materialized (
@@ -170,11 +171,12 @@ export const CHARGE_BY_ID = `
     ${CHARGE_PAGE.joins}
    where ch.id = $1 and ch.merchant_id = $2`;
 
-// pay: the terms of the charges with a due date among these txids (what a payment of them must be).
+// pay: the terms of the charges with a due date among these txids (what a payment of them must be). `$1`: sent
+// through pgTx (named, prepared.ts), as PAY is.
 export const DUE_TERMS = `
   select txid, amount, due_date, rebate, discount, fine, interest, fee_bps, fee_fixed, splits
     from charges
-   where txid = any(?::text[]) and type = 'DUE_DATE'`;
+   where txid = any($1::text[]) and type = 'DUE_DATE'`;
 export type DueTermsRow = Pick<
   ChargeRow,
   'txid' | 'amount' | 'rebate' | 'discount' | 'fine' | 'interest' | 'splits'

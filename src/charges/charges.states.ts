@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
-import { pgArray } from '../platform/sql.ts';
+import { pgArray, pgTx } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { postMany } from '../ledger/ledger.service.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
@@ -53,7 +53,7 @@ type DueExpectation = { matches: boolean; fee: number | null; components: Compon
 async function dueExpectations(tx: EntityManager, batch: PaymentNotification[]): Promise<(DueExpectation | null)[]> {
   const txids = [...new Set(batch.flatMap((n) => (n.txid === null ? [] : [n.txid])))];
   if (txids.length === 0) return batch.map(() => null);
-  const rows = await tx.execute<sql.DueTermsRow[]>(sql.DUE_TERMS, [pgArray(txids)]);
+  const { rows } = await pgTx(tx).query<sql.DueTermsRow>(sql.DUE_TERMS, [pgArray(txids)]);
   const terms = new Map(rows.map((r) => [r.txid, r]));
   return batch.map((n) => {
     const t = n.txid === null ? undefined : terms.get(n.txid);
@@ -97,7 +97,7 @@ export async function payCharges(
     pending = pending.filter((p) => !round.includes(p));
     const ns = round.map(({ n }) => n);
     const due = round.map(({ i }) => expected[i]);
-    const rows = await tx.execute<sql.MerchantChargeRow[]>(PAY, [
+    const { rows } = await pgTx(tx).query<sql.MerchantChargeRow>(PAY, [
       pgArray(ns.map((n) => n.txid)),
       pgArray(ns.map((n) => n.endToEndId)),
       pgArray(ns.map((n) => n.amount)),

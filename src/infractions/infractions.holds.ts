@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, InsufficientFundsError } from '../ledger/ledger.service.ts';
+import { pgTx } from '../platform/sql.ts';
 import * as sql from './infractions.sql.ts';
 
 /**
@@ -34,6 +35,7 @@ export async function coverAfterCredit(
 ): Promise<void> {
   if (merchantIds.length === 0) return;
   const ids = `{${[...new Set(merchantIds)].join(',')}}`;
-  for (const { merchant_id } of await tx.execute<{ merchant_id: string }[]>(sql.MERCHANTS_OWING, [ids]))
+  const { rows } = await pgTx(tx).query<{ merchant_id: string }>(sql.MERCHANTS_OWING, [ids]);
+  for (const { merchant_id } of rows)
     await enqueue(deps.boss, tx, QUEUES.infractionsCover, { merchantId: merchant_id });
 }

@@ -1,5 +1,6 @@
-// Every statement of the infractions module (run through MikroORM: `?` parameters) and its row type: the infractions
-// table, the charge an infraction is opened on, and what its refunds took or are taking (the refunds table, read).
+// Every statement of the infractions module (run through MikroORM: `?` parameters, but those marked `$n`, sent through
+// pgTx and named) and its row type: the infractions table, the charge an infraction is opened on, and what its refunds
+// took or are taking (the refunds table, read).
 import { statuses, type Transition } from '../platform/sql.ts';
 import type { InfractionStatus } from './infraction.entity.ts';
 
@@ -141,7 +142,8 @@ export const AVAILABLE_AND_OWED = `
          (select coalesce(sum(shortfall), 0)
             from infractions
            where merchant_id = ? and status in ('OPEN', 'UNDER_REVIEW')) as owed`;
+// `$1`: sent through pgTx (named, prepared.ts).
 export const MERCHANTS_OWING = `
   select distinct merchant_id
     from infractions
-   where merchant_id = any(?::uuid[]) and status in ('OPEN', 'UNDER_REVIEW') and shortfall > 0`;
+   where merchant_id = any($1::uuid[]) and status in ('OPEN', 'UNDER_REVIEW') and shortfall > 0`;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
-import { pgArray } from '../platform/sql.ts';
+import { pgArray, pgTx } from '../platform/sql.ts';
 import * as sql from './ledger.sql.ts';
 import { statementLines, type LedgerKind, type StatementLinks } from './statement.ts';
 
@@ -113,7 +113,9 @@ export async function postMany(em: EntityManager, txs: LedgerTransaction[]): Pro
       .map((p) => ({ tx: ids[i], account: accountIds.get(p.account)!, amount: p.amount })),
   );
   const links = (l: (typeof lines)[number]) => txs[l.tx].links ?? {};
-  const [result] = await em.execute<{ posted: string[] | null; moves: number; moved: number }[]>(sql.POST, [
+  const {
+    rows: [result],
+  } = await pgTx(em).query<{ posted: string[] | null; moves: number; moved: number }>(sql.POST, [
     pgArray(ids),
     pgArray(txs.map((t) => t.kind)),
     pgArray(txs.map((t) => t.referenceId)),

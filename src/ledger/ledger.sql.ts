@@ -1,4 +1,4 @@
-// Every statement on the ledger tables (run through MikroORM: `?` parameters).
+// Every statement on the ledger tables (run through MikroORM: `?` parameters; POST, the hot one, `$n` through pgTx).
 
 // New accounts, without locking existing ones (do nothing on conflict). Parameters: arrays of id, code, merchant_id.
 export const CREATE_ACCOUNTS = `
@@ -24,24 +24,25 @@ export const ACCOUNT_IDS = `
  * of line id, transaction_id, head (available account) id, merchant_id, type, amount, blocked amount, charge_id,
  * withdrawal_id, refund_id, infraction_id (lines of one merchant in posting order).
  */
+// `$n`: sent through pgTx, so it is a named statement, planned once per connection (prepared.ts).
 export const POST = `
   with t as (
     insert into ledger_transactions (id, created_at, updated_at, kind, reference_id)
     select id, now(), now(), kind, reference_id
-      from unnest(?::uuid[], ?::text[], ?::uuid[]) as t(id, kind, reference_id)
+      from unnest($1::uuid[], $2::text[], $3::uuid[]) as t(id, kind, reference_id)
         on conflict (kind, reference_id) do nothing
     returning id, reference_id
   ),
   e as (
     insert into ledger_entries (id, created_at, updated_at, transaction_id, account_id, amount)
     select e.id, now(), now(), e.transaction_id, e.account_id, e.amount
-      from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::bigint[]) as e(id, transaction_id, account_id, amount)
+      from unnest($4::uuid[], $5::uuid[], $6::uuid[], $7::bigint[]) as e(id, transaction_id, account_id, amount)
       join t on t.id = e.transaction_id
     returning account_id, amount
   ),
   lines as (
     select l.*
-      from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::bigint[], ?::bigint[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[])
+      from unnest($8::uuid[], $9::uuid[], $10::uuid[], $11::uuid[], $12::text[], $13::bigint[], $14::bigint[], $15::uuid[], $16::uuid[], $17::uuid[], $18::uuid[])
            with ordinality as l(id, transaction_id, head_id, merchant_id, type, amount, blocked, charge_id, withdrawal_id, refund_id, infraction_id, ord)
       join t on t.id = l.transaction_id
   ),

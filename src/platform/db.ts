@@ -2,19 +2,22 @@ import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { fileURLToPath } from 'node:url';
 import { pgConnection } from './pg-ssl.ts';
+import { nameInTransactions } from './prepared.ts';
 
 const migrationsPath = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
-// The ORM's configuration over the given entities (the list is the composition's: src/database.ts).
+// The ORM's configuration over the given entities (the list is the composition's: src/database.ts). `prepare`: the
+// statements sent through pgTx are named on its connections (prepared.ts nameInTransactions; canPrepare).
 export function ormConfig(
   databaseUrl: string,
   entities: Options['entities'],
   overrides: Partial<Options> = {},
+  prepare = false,
 ): Options {
   const { url, ssl } = pgConnection(databaseUrl);
   return defineConfig({
     clientUrl: url,
-    driverOptions: { ssl },
+    driverOptions: prepare ? { ssl, onPoolCreated: nameInTransactions } : { ssl },
     entities,
     extensions: [Migrator],
     // migration:create diffs the entities against the live database (no snapshot file to drift).
@@ -42,8 +45,9 @@ export async function createOrm(
   databaseUrl: string,
   entities: Options['entities'],
   overrides: Partial<Options> = {},
+  prepare = false,
 ): Promise<MikroORM> {
-  return MikroORM.init(ormConfig(databaseUrl, entities, overrides));
+  return MikroORM.init(ormConfig(databaseUrl, entities, overrides, prepare));
 }
 
 export async function migrate(orm: MikroORM): Promise<string[]> {

@@ -25,10 +25,12 @@ function statementName(text: string, values: readonly unknown[] | undefined): st
   return name;
 }
 
-// A statement as node-postgres takes it: named when it may be (`prepare`).
-export function statement(prepare: boolean, text: string, values: unknown[] | undefined): pg.QueryConfig {
+// A statement as node-postgres takes it: named when it may be (`prepare`). `epoch` tells apart a text prepared again on
+// a connection where its first preparation went stale (nameInTransactions).
+export function statement(prepare: boolean, text: string, values: unknown[] | undefined, epoch = 0): pg.QueryConfig {
   const name = prepare ? statementName(text, values) : undefined;
-  return name ? { name, text, values } : { text, values };
+  if (!name) return { text, values };
+  return { name: epoch ? `${name}_${epoch}` : name, text, values };
 }
 
 // A prepared statement whose tables changed shape under it (a migration while this process runs) fails with this for
@@ -62,4 +64,34 @@ export async function poolQuery(
 export async function hotRead<R>(em: EntityManager, prepare: boolean, text: string, values: unknown[]): Promise<R[]> {
   const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
   return (await poolQuery(pool, prepare, text, values)).rows as R[];
+}
+
+/**
+ * Named statements inside MikroORM's transactions. A `$n` statement sent through the bridge (`pgTx`, sql.ts: the
+ * settlement's, the ledger's, an event's deliveries, pg-boss' inserts) is marked, and MikroORM's pool names the marked
+ * texts on every connection it opens (given as the pool's `onPoolCreated`, db.ts; not behind a transaction pooler).
+ * A marked text that went stale on a connection (a migration while this process runs) fails its transaction once, as
+ * anything may; that connection then names it afresh (a new epoch), and the retry runs it planned anew.
+ */
+const marked = new Set<string>();
+
+export function markNameable(text: string, values: readonly unknown[] | undefined): void {
+  if (values?.length && marked.size < MAX_NAMES) marked.add(text);
+}
+
+type ClientQuery = (config: unknown, values?: unknown, callback?: unknown) => unknown;
+
+export function nameInTransactions(pool: pg.Pool): void {
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as ClientQuery;
+    let epoch = 0;
+    (client as { query: ClientQuery }).query = (config, values, callback) => {
+      if (typeof config !== 'string' || !Array.isArray(values) || callback !== undefined || !marked.has(config))
+        return query(config, values, callback);
+      return (query(statement(true, config, values, epoch)) as Promise<pg.QueryResult>).catch((err: unknown) => {
+        if (planOutdated(err)) epoch++;
+        throw err;
+      });
+    };
+  });
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { fromKysely, type Db } from 'pg-boss';
 import type { Query } from './pg.ts';
+import { markNameable } from './prepared.ts';
 
 /**
  * How the code reaches PostgreSQL, in one place. Two paths, one per kind of process, and a bridge:
@@ -14,10 +15,18 @@ import type { Query } from './pg.ts';
  *   connection: `query` runs the `$1` statements, `jobs` is the pg-boss `db` that makes a job commit with the rows
  *   (`enqueue`, queue.ts).
  * Statements with `$1` parameters outside MikroORM are named (prepared once per connection, prepared.ts), and so are
- * the API's reads on every request (`hotRead`: the credential, a charge by id), sent on MikroORM's own pool.
+ * the API's reads on every request (`hotRead`: the credential, a charge by id), sent on MikroORM's own pool, and the
+ * `$1` statements sent through the bridge (the settlement's, the ledger's posting, pg-boss' inserts: prepared.ts
+ * nameInTransactions).
  */
 export function pgTx(em: EntityManager): { query: Query; jobs: Db } {
-  const jobs = fromKysely(em.getKysely());
+  const kysely = fromKysely(em.getKysely());
+  const jobs: Db = {
+    executeSql(text, values) {
+      markNameable(text, values); // prepared once per connection (prepared.ts nameInTransactions)
+      return kysely.executeSql(text, values);
+    },
+  };
   // pg-boss types its rows `any[]`; Query lets the caller name them
   return { query: jobs.executeSql as Query, jobs };
 }

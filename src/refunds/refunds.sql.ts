@@ -1,5 +1,6 @@
-// Every statement of the refunds module (run through MikroORM: `?` parameters) and the rows they return: the refunds
-// and unmatched_payments tables, and the charge a refund reads (locked, with its payer, and its split).
+// Every statement of the refunds module (run through MikroORM: `?` parameters, but those marked `$n`, sent through pgTx
+// and named) and the rows they return: the refunds and unmatched_payments tables, and the charge a refund reads
+// (locked, with its payer, and its split).
 import { statuses, type Transition } from '../platform/sql.ts';
 import { PAYER_NAME, type MerchantChargeRow } from '../charges/charges.sql.ts';
 import type { SplitShare } from './split-shares.ts';
@@ -132,9 +133,10 @@ export const INSERT_HELD = `
   returning *`;
 
 // The HELD records of Pix that have now paid their charge: they were only a notice. Parameter: an array of e2eids.
+// `$1`: sent through pgTx (named, prepared.ts).
 export const RELEASE_HELD = `
   delete from unmatched_payments
-   where end_to_end_id = any(?::text[]) and status = 'HELD'`;
+   where end_to_end_id = any($1::text[]) and status = 'HELD'`;
 
 // An unmatched payment's return settled (parameter: id), guarded by `from`.
 export const SETTLE_UNMATCHED = (t: Transition<UnmatchedRow['status']>) => `

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, PaymentNotification, RefundResult } from '../acquirer/acquirer.ts';
 import { newId } from '../platform/base.entity.ts';
-import { pgArray } from '../platform/sql.ts';
+import { pgArray, pgTx } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { refundCompleted } from '../charges/charges.states.ts';
@@ -95,7 +95,7 @@ export async function recordHeld(tx: EntityManager, n: PaymentNotification): Pro
 
 // In a settlement's transaction: the HELD records of these Pix, which have just paid their charges, go away.
 export async function releaseHeld(tx: EntityManager, endToEndIds: string[]): Promise<void> {
-  if (endToEndIds.length) await tx.execute(sql.RELEASE_HELD, [pgArray(endToEndIds)]);
+  if (endToEndIds.length) await pgTx(tx).query(sql.RELEASE_HELD, [pgArray(endToEndIds)]);
 }
 
 // The refund.send job: asks the acquirer for the devolução (idempotent by its id) and records the answer.
