@@ -22,11 +22,11 @@ export type PrincipalCache = {
  * API request reads it from memory instead of the database, and forgotten entirely the moment the database notifies a
  * change (PRINCIPALS_CHANNEL). It is used only while this process' LISTEN connection is up: when that is down a
  * notification could be lost, so every request reads the database until it is back (and the cache starts empty).
- * A read that raced with a change is not kept: each value carries the generation it was read in, and a notification
- * (or the listener going down) starts a new one. `ttlMs` bounds what a lost wake-up could cost; 0 turns it off.
+ * A read that raced with a change is not kept: a notification (or the listener going down) starts a new generation, and
+ * a value is kept only if the generation it was read in is still the current one. `ttlMs` bounds what a lost wake-up could cost; 0 turns it off.
  */
 export function createPrincipalCache(listener: Listener, ttlMs: number): PrincipalCache {
-  type Entry = { value: object; at: number; generation: number };
+  type Entry = { value: object; at: number }; // every entry was read in the current generation (forget empties them)
   const entries = new Map<string, Entry>();
   let generation = 0;
   const forget = () => {
@@ -41,18 +41,18 @@ export function createPrincipalCache(listener: Listener, ttlMs: number): Princip
     async get<T extends object>(key: string, load: () => Promise<T | undefined>) {
       const now = Date.now();
       const hit = usable() ? entries.get(key) : undefined;
-      if (hit && hit.generation === generation && now - hit.at < ttlMs) return hit.value as T;
+      if (hit && now - hit.at < ttlMs) return hit.value as T;
       const readIn = generation;
       const value = await load();
       if (value !== undefined && usable() && readIn === generation) {
         if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!); // the oldest
-        entries.set(key, { value, at: now, generation: readIn });
+        entries.set(key, { value, at: now });
       }
       return value;
     },
     update(key, value) {
       const entry = entries.get(key);
-      if (entry && entry.generation === generation) entry.value = value;
+      if (entry) entry.value = value;
     },
     forget,
     get size() {
