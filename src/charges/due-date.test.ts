@@ -247,6 +247,12 @@ test('São Paulo dates: a payment at 02:59Z is still the previous day; the last 
   t.is(endOfSaoPauloDay('2028-02-29').toISOString(), '2028-03-01T02:59:59.000Z');
   // São Paulo kept summer time (UTC-2) until 2019: the day ended an hour earlier in UTC then
   t.is(endOfSaoPauloDay('2018-12-25').toISOString(), '2018-12-26T01:59:59.000Z');
+  // the night summer time ended (2002-02-16, 23:59:59 -02 then 23:00 -03): the day's last second is the second 23:59:59
+  t.is(endOfSaoPauloDay('2002-02-16').toISOString(), '2002-02-17T02:59:59.000Z');
+  t.is(saoPauloDate(new Date('2002-02-17T02:30:00Z')), '2002-02-16');
+  // the night it began (2002-11-03, 00:00 -03 became 01:00 -02): 11-02 ended at 23:59:59 -03, 11-03 at 23:59:59 -02
+  t.is(endOfSaoPauloDay('2002-11-02').toISOString(), '2002-11-03T02:59:59.000Z');
+  t.is(endOfSaoPauloDay('2002-11-03').toISOString(), '2002-11-04T01:59:59.000Z');
   const anyDay = fc
     .integer({ min: 0, max: 40_000 })
     .map((n) => new Date(Date.UTC(2000, 0, 1) + n * 86_400_000).toISOString().slice(0, 10));

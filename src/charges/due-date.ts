@@ -138,9 +138,18 @@ function offsetMinutes(instant: number): number {
   return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
 }
 
-/** The last second of a São Paulo calendar day (23:59:59 local), as an instant. */
+// The first instant of a São Paulo calendar day: its midnight under the offset in force before or after a change of
+// offset near it, whichever is the earliest instant of that date. When summer time ended (clocks went back from
+// 00:00 to 23:00) the hour before midnight came twice, so the day before ended an hour later than its first 23:59:59;
+// when it began (00:00 became 01:00) the day started at 01:00.
+function startOfSaoPauloDay(date: string): number {
+  const local = utcMidnight(date); // 00:00 of that date, read as if it were UTC
+  const offsets = new Set([offsetMinutes(local - DAY_MS), offsetMinutes(local + DAY_MS)]);
+  const starts = [...offsets].map((o) => local - o * 60_000).filter((t) => saoPauloDate(new Date(t)) === date);
+  return Math.min(...starts);
+}
+
+/** The last second of a São Paulo calendar day (23:59:59 local, the later one if it came twice), as an instant. */
 export function endOfSaoPauloDay(date: string): Date {
-  const local = utcMidnight(date) + DAY_MS - 1000; // 23:59:59 of that date, read as if it were UTC
-  const guess = local - offsetMinutes(local) * 60_000;
-  return new Date(local - offsetMinutes(guess) * 60_000);
+  return new Date(startOfSaoPauloDay(addDays(date, 1)) - 1000);
 }
