@@ -12,11 +12,13 @@ import { deliverBatch, type DeliverContext } from '../src/webhooks/deliver.ts';
 import { createSender } from '../src/webhooks/sender.ts';
 import { signingKeyCache, type SigningKeys } from '../src/webhooks/signing-keys.ts';
 import { MAX_ATTEMPTS } from '../src/webhooks/retry.ts';
+import { breakerSettings } from '../src/webhooks/breaker.ts';
 
 // deliverBatch driven by hand (no daemon runs in this file): one batch mixing every outcome, checked row by row.
 let app: TestApp;
 let db: PgPool;
 const sender = createSender({ production: false, timeoutMs: 2000 });
+const breaker = breakerSettings(10, 2000, 1);
 let signingKeys: SigningKeys;
 test.before(async () => {
   app = await startTestApp();
@@ -105,6 +107,7 @@ test('one batch: success, retry (its job written with the row), final failure, p
     signingKeys,
     retryScale: 1,
     disable: { minFailures: 10, afterSeconds: 432_000 },
+    breaker,
     logger: app.deps.logger,
     wakeAfter: (s) => wakes.push(s),
   };
@@ -171,6 +174,7 @@ test('a database error fails the whole batch before anything is sent', async (t)
     signingKeys,
     retryScale: 1,
     disable: { minFailures: 10, afterSeconds: 432_000 },
+    breaker,
     logger: app.deps.logger,
     wakeAfter: () => {},
   };
@@ -205,6 +209,7 @@ test('a row that moved on while its POST was in flight (another worker, a replay
       signingKeys,
       retryScale: 1,
       disable: { minFailures: 10, afterSeconds: 432_000 },
+      breaker,
       logger: app.deps.logger,
       wakeAfter: (s) => wakes.push(s),
     },
@@ -242,6 +247,7 @@ test("a retry job that cannot be written takes the attempt's log update with it 
     signingKeys,
     retryScale: 1,
     disable: { minFailures: 10, afterSeconds: 432_000 },
+    breaker,
     logger: app.deps.logger,
     wakeAfter: () => {},
   };

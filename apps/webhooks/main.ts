@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { announceReady, fatal, onShutdown } from '../../src/platform/lifecycle.ts';
-import { createBoss, listenUrlOf } from '../../src/platform/queue.ts';
+import { createBoss } from '../../src/platform/queue.ts';
 import { canPrepare } from '../../src/platform/prepared.ts';
 import { startDeliveryDaemon as start } from '../../src/webhooks/daemon.ts';
 
@@ -14,14 +14,14 @@ try {
 }
 const logger = createLogger(config.logLevel, 'webhooks');
 try {
-  // supervising too: the jobs of a worker or daemon that died are retried within seconds while this one runs
-  const boss = await createBoss(config.databaseUrl, logger, {
-    supervise: true,
-    listenUrl: listenUrlOf(config),
-    prepare: canPrepare(config),
+  // supervising too: the jobs of a worker or daemon that died are retried within seconds while this one runs; the
+  // daemon LISTENs on its own connection (daemon.ts), so pg-boss does not
+  const boss = await createBoss(config.databaseUrl, logger, { supervise: true, prepare: canPrepare(config) });
+  const stop = await start({ config, boss, logger });
+  onShutdown(logger, async () => {
+    await stop();
+    await boss.stop({ graceful: true, timeout: 20_000 });
   });
-  await start({ config, boss, logger });
-  onShutdown(logger, () => boss.stop({ graceful: true, timeout: 20_000 }));
   announceReady(logger);
 } catch (err) {
   fatal(logger, err);

@@ -183,6 +183,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'a
     webhookRetryScale: num(env, 'WEBHOOK_RETRY_SCALE', 1),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1),
+    // a merchant's deliveries in flight at once, across every daemon: a merchant whose endpoint hangs holds at most
+    // these slots, and the others' deliveries go beside it (src/platform/slot-worker.ts)
+    webhookMerchantConcurrency: int(env, 'WEBHOOK_MERCHANT_CONCURRENCY', 32, 1),
+    // unhealthy outcomes in a row (no answer, 5xx, 429) that open an endpoint's circuit breaker; 0: never
+    // (src/webhooks/breaker.ts)
+    webhookBreakerThreshold: int(env, 'WEBHOOK_BREAKER_THRESHOLD', 10, 0),
     // a webhook whose last N deliveries all failed for good, the first at least H hours (x WEBHOOK_RETRY_SCALE) before
     // the last, with no success between, is disabled (contract; src/webhooks/auto-disable.ts)
     webhookDisableMinFailures: int(env, 'WEBHOOK_DISABLE_MIN_FAILURES', 10, 1),

@@ -33,8 +33,9 @@ export function ormConfig(
       silent: true,
       snapshot: false,
     },
-    // rate-limiter-flexible's table has no entity: created by a migration, left alone by the schema diff
-    schemaGenerator: { skipTables: ['rate_limits'] },
+    // tables with no entity (rate-limiter-flexible's, the daemon's rate slots and circuit breakers): created by
+    // migrations, left alone by the schema diff
+    schemaGenerator: { skipTables: ['rate_limits', 'webhook_rate_slots', 'webhook_breakers'] },
     allowGlobalContext: false,
     debug: false,
     ...overrides,

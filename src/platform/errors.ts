@@ -45,6 +45,15 @@ export class BusinessRuleError extends HttpError {
   }
 }
 
+// 429 with Retry-After: a limit of the service's own (a webhook's test sends), not the general request limits.
+export class TooManyRequestsError extends HttpError {
+  retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(429, message);
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  }
+}
+
 export const AUTH_MESSAGES = {
   missingHeader: 'Cabeçalho de autorização ausente',
   invalidToken: 'Token inválido ou expirado',

@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { HttpError } from './errors.ts';
+import { HttpError, TooManyRequestsError } from './errors.ts';
 import { isTransientConflict } from './transaction.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -60,6 +60,7 @@ export const CONFLICT_RETRY = 'Conflito com uma operação simultânea; nada foi
 // deadlock or serialization failure is 409; the rest is 500.
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err instanceof HttpError) {
+    if (err instanceof TooManyRequestsError) res.setHeader('retry-after', String(err.retryAfterSeconds));
     res.status(err.status).json(err.errors ? { message: err.message, errors: err.errors } : { message: err.message });
     return;
   }

@@ -8,6 +8,7 @@ import {
   type WorkHandlerFor,
   type WorkOptions,
 } from 'pg-boss';
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 // pg-boss' built-in pool (not re-exported by the package): extended (BossDb) to name its statements and to open its
@@ -43,6 +44,13 @@ export type CoverJob = { merchantId?: string }; // no merchant: every merchant w
 // One attempt of one delivery. `attempt` is the attempts count the row must still have (a stale or duplicated job
 // finds it moved on and does nothing); `step` is the position in the retry schedule of this run (a replay restarts it).
 export type DeliverJob = { id: string; attempt: number; step: number };
+// A deliver job as enqueued: its group is the merchant, so a merchant's deliveries can hold at most
+// WEBHOOK_MERCHANT_CONCURRENCY of the daemons' slots (src/platform/slot-worker.ts).
+export const deliverJob = (merchantId: string, data: DeliverJob, startAfter?: number) => ({
+  data,
+  group: { id: merchantId },
+  ...(startAfter === undefined ? {} : { startAfter }),
+});
 type Scheduled = Record<string, never>; // scheduled (and kicked) runs carry no data
 
 // Every queue, its jobs' data and who works it; each is created with notify so workers wake on LISTEN/NOTIFY, not on
@@ -142,6 +150,12 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
   }
 }
 
+const BOSS_SCHEMA = 'pgboss';
+
+// The channel pg-boss NOTIFYs as it inserts jobs due now (the payload: the queue's name), for a process that LISTENs
+// on its own (the webhook daemon, which fetches without pg-boss' workers): pg-boss' expression for its schema.
+export const BOSS_CHANNEL = `pgboss_${createHash('sha224').update(BOSS_SCHEMA).digest('hex').slice(0, 24)}`;
+
 /**
  * A pg-boss instance over `databaseUrl`. `listenUrl`: a process that works queues (worker, daemon) wakes on NOTIFY
  * through one LISTEN connection there; without it (the API, the CLI, or behind a transaction pooler with no direct
@@ -157,7 +171,7 @@ export async function createBoss(
   const listenElsewhere = opts.listenUrl && opts.listenUrl !== databaseUrl ? opts.listenUrl : undefined;
   const boss = new PgBoss({
     db: new BossDb({ connectionString: url, ssl, max: pool.max }, opts.prepare ?? false, listenElsewhere),
-    schema: 'pgboss',
+    schema: BOSS_SCHEMA,
     useListenNotify: opts.listenUrl !== undefined,
     supervise: opts.supervise ?? false,
     superviseIntervalSeconds: SUPERVISE_SECONDS,
@@ -217,7 +231,7 @@ class BossDb extends BossPool {
  * is the whole write (a notification accepted, a run kicked).
  */
 export type JobTx = EntityManager | Db | null;
-type JobOptions = Pick<JobInsert, 'singletonKey' | 'startAfter'>;
+type JobOptions = Pick<JobInsert, 'singletonKey' | 'startAfter' | 'group'>;
 
 async function dbOf(tx: JobTx): Promise<{ db?: Db }> {
   if (tx === null) return {};

@@ -1,43 +1,45 @@
 import type { PgBoss } from 'pg-boss';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
-import { QUEUES, RECOVERY_POLL_SECONDS, work } from '../platform/queue.ts';
+import { BOSS_CHANNEL, QUEUES, RECOVERY_POLL_SECONDS } from '../platform/queue.ts';
 import { createPgPool } from '../platform/pg.ts';
 import { canPrepare } from '../platform/prepared.ts';
 import { processMetrics } from '../platform/metrics.ts';
+import { createListener } from '../platform/listener.ts';
+import { FETCH_LOCK, startSlotWorker } from '../platform/slot-worker.ts';
 import { deliveryOutcomes } from './webhooks.metrics.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
 import { signingKeyCache } from './signing-keys.ts';
+import { breakerSettings } from './breaker.ts';
 
 // Retries due within this many seconds get an in-process wake-up; later ones are found by the backstop poll.
 const WAKE_WITHIN_SECONDS = 15 * 60;
-// A few independent fetch loops, so one receiver that hangs until the timeout holds back one batch, not the process.
-const MAX_LOOPS = 4;
+// How long a stopping daemon waits for the POSTs in flight before leaving them to a supervisor's retry.
+const STOP_TIMEOUT_MS = 20_000;
 
 export type DaemonDeps = { config: Config; boss: PgBoss; logger: Logger };
 
 /**
- * The webhook delivery daemon (apps/webhooks). New jobs wake it through LISTEN/NOTIFY within milliseconds of their
- * commit; polling is only the backstop. Future-dated retries send no NOTIFY, hence the wake-up timers.
+ * The webhook delivery daemon (apps/webhooks). Its WEBHOOK_CONCURRENCY slots are worked one by one (slot-worker.ts):
+ * a delivery holds a slot only while its own POST runs, and a merchant's deliveries hold at most
+ * WEBHOOK_MERCHANT_CONCURRENCY slots of all daemons together, so an endpoint that hangs delays no one else. New jobs
+ * wake it through LISTEN/NOTIFY within milliseconds of their commit; polling is only the backstop. Future-dated
+ * retries send no NOTIFY, hence the wake-up timers. Returns its stop function: no new fetch, then the POSTs in flight
+ * end (or are left to a supervisor's retry after STOP_TIMEOUT_MS).
  */
-export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps): Promise<void> {
+export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps): Promise<() => Promise<void>> {
   const db = createPgPool(config.databaseUrl, config.dbPoolMax, logger, 'webhooks', canPrepare(config));
-  const loops = Math.min(MAX_LOOPS, config.webhookConcurrency);
-  const batchSize = Math.ceil(config.webhookConcurrency / loops);
+  const capacity = config.webhookConcurrency;
   const sender = createSender({
     production: config.publicWebhooksOnly,
     timeoutMs: config.webhookTimeoutMs,
-    maxSockets: loops * batchSize,
+    maxSockets: capacity,
   });
   const registry = await processMetrics(config, boss, logger);
-  boss.once('stopped', () => {
-    sender.close();
-    db.close().catch((err: unknown) => logger.warn({ err }, 'closing the daemon pool failed'));
-  });
 
-  let deliverWorkerId = '';
   const wakes = new Set<number>(); // wake-up instants already scheduled, to 10 ms, so a failing batch sets one timer
+  const wake = () => worker.wake();
   const ctx: DeliverContext = {
     db,
     boss,
@@ -48,6 +50,7 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
       minFailures: config.webhookDisableMinFailures,
       afterSeconds: config.webhookDisableAfterHours * 3600 * config.webhookRetryScale,
     },
+    breaker: breakerSettings(config.webhookBreakerThreshold, config.webhookTimeoutMs, config.webhookRetryScale),
     logger,
     count: registry ? deliveryOutcomes(registry) : undefined,
     wakeAfter: (seconds) => {
@@ -57,32 +60,52 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
       wakes.add(at);
       setTimeout(() => {
         wakes.delete(at);
-        boss.notifyWorker(deliverWorkerId);
+        wake();
       }, at - Date.now()).unref();
     },
   };
 
-  deliverWorkerId = await work(
+  // NOTIFY of pg-boss' inserts (the business transaction's, a retry's, a replay's), heard on the daemon's own LISTEN
+  // connection; while it is down the daemon polls every second.
+  const listener = createListener(config, logger, 'webhooks-listen');
+  const worker = startSlotWorker(
     boss,
     QUEUES.webhookDeliver,
     {
-      batchSize,
-      localConcurrency: loops,
-      burstWhenBatchFull: true,
-      pollingIntervalSeconds: 1,
-      notifyPollingIntervalSeconds: RECOVERY_POLL_SECONDS,
+      capacity,
+      groupConcurrency: {
+        limit: config.webhookMerchantConcurrency,
+        fetchIn: (fetch) =>
+          db.transaction(async (query, jobs) => {
+            await query(FETCH_LOCK, [QUEUES.webhookDeliver]);
+            return fetch(jobs);
+          }),
+      },
+      minFetch: Math.max(1, Math.floor(capacity / 8)),
+      pollSeconds: () => (listener.up ? RECOVERY_POLL_SECONDS : 1),
     },
-    (jobs) => deliverBatch(ctx, jobs),
+    (jobs, finish) => deliverBatch(ctx, jobs, finish),
+    logger,
   );
+  listener.on(BOSS_CHANNEL, (queue) => queue === QUEUES.webhookDeliver && wake());
+  listener.onState((up) => up && wake()); // a notification sent while it was down is lost: look now
 
   logger.info(
     {
-      concurrency: loops * batchSize,
-      loops,
-      batchSize,
+      concurrency: capacity,
+      perMerchant: config.webhookMerchantConcurrency,
       timeoutMs: config.webhookTimeoutMs,
       retryScale: config.webhookRetryScale,
     },
     'webhook daemon ready',
   );
+
+  let stopped: Promise<void> | undefined;
+  return () =>
+    (stopped ??= (async () => {
+      await worker.stop(STOP_TIMEOUT_MS);
+      await listener.close();
+      sender.close();
+      await db.close().catch((err: unknown) => logger.warn({ err }, 'closing the daemon pool failed'));
+    })());
 }

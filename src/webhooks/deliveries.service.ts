@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import { v7 as uuidv7 } from 'uuid';
 import { isUuid } from '../platform/base.entity.ts';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
-import { enqueueMany, QUEUES } from '../platform/queue.ts';
+import { ConflictError, NotFoundError, TooManyRequestsError } from '../platform/errors.ts';
+import { deliverJob, enqueueMany, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import type { EventType } from './catalog.ts';
 import type { EventSchema } from './catalog-schemas.ts';
@@ -20,6 +20,7 @@ import {
   DELIVERY_FOR_UPDATE,
   DELIVERY_PAGE,
   INSERT_TEST_DELIVERY,
+  RECENT_TEST_SENDS,
   RECOVERABLE,
   REQUEUE,
 } from './deliveries.sql.ts';
@@ -66,7 +67,8 @@ function assertActive(webhook: IWebhook) {
 }
 
 // What an attempt job carries: `attempt` guards the row's count; `step` places it in the retry schedule.
-const job = (id: string, attempt: number, step: number) => ({ data: { id, attempt, step } });
+const job = (webhook: IWebhook, id: string, attempt: number, step: number) =>
+  deliverJob(webhook.merchant.id, { id, attempt, step });
 
 /**
  * One more attempt now, under the same webhook-id (the daemon signs it afresh): the row goes back to PENDING and its
@@ -92,7 +94,7 @@ export async function resendDelivery(
     if (row.status === 'PENDING')
       throw new ConflictError('Entrega ainda pendente: a próxima tentativa já está agendada (veja nextAttemptAt)');
     await tx.execute(REQUEUE, [JSON.stringify([row.id])]);
-    await enqueueMany(boss, tx, QUEUES.webhookDeliver, [job(row.id, row.attempts, MAX_ATTEMPTS - 1)]);
+    await enqueueMany(boss, tx, QUEUES.webhookDeliver, [job(webhook, row.id, row.attempts, MAX_ATTEMPTS - 1)]);
     const [after] = await tx.execute<LogRow[]>(DELIVERY_BY_ID, [row.id]);
     return logView(after);
   });
@@ -111,7 +113,8 @@ export async function recoverDeliveries(
   until: string,
 ): Promise<number> {
   return transactional(em, async (tx) => {
-    assertActive(await findOwned(tx, merchantId, webhookId));
+    const webhook = await findOwned(tx, merchantId, webhookId);
+    assertActive(webhook);
     const rows = await tx.execute<{ id: string; attempts: number }[]>(RECOVERABLE, [webhookId, since, until]);
     if (rows.length === 0) return 0;
     await tx.execute(REQUEUE, [JSON.stringify(rows.map((r) => r.id))]);
@@ -119,15 +122,21 @@ export async function recoverDeliveries(
       boss,
       tx,
       QUEUES.webhookDeliver,
-      rows.map((r) => job(r.id, r.attempts, 0)),
+      rows.map((r) => job(webhook, r.id, r.attempts, 0)),
     );
     return rows.length;
   });
 }
 
+// Test sends per webhook and minute: enough to try an endpoint, too few to flood the daemons (a 429 beyond).
+export const TEST_SENDS_PER_MINUTE = 10;
+export const TEST_SENDS_LIMITED = `Limite de envios de teste atingido: no máximo ${TEST_SENDS_PER_MINUTE} por minuto por webhook`;
+
 /**
  * A test delivery: the catalogue's example of `event` (a fresh id and createdAt) as a normal, logged delivery with
- * the usual retries. It has no event row: GET /v1/events and the stream never show it.
+ * the usual retries. It has no event row: GET /v1/events and the stream never show it. At most TEST_SENDS_PER_MINUTE
+ * per webhook, counted from its logs under the webhook's row lock (so concurrent sends, on any API process, cannot
+ * pass the limit together).
  */
 export async function sendTestDelivery(
   em: EntityManager,
@@ -138,14 +147,16 @@ export async function sendTestDelivery(
   event: EventType,
 ) {
   return transactional(em, async (tx) => {
-    const webhook = await findOwned(tx, merchantId, webhookId);
+    const webhook = await findOwned(tx, merchantId, webhookId, true);
     assertActive(webhook);
+    const [recent] = await tx.execute<{ n: number; retry_after: number }[]>(RECENT_TEST_SENDS, [webhookId]);
+    if (recent.n >= TEST_SENDS_PER_MINUTE) throw new TooManyRequestsError(TEST_SENDS_LIMITED, recent.retry_after);
     const id = uuidv7();
     const payload = JSON.stringify(
       eventBody({ id: uuidv7(), type: event, data: schemas.get(event)!.example.data, created_at: new Date() }),
     );
     await tx.execute(INSERT_TEST_DELIVERY, [id, newDeliveryId(), webhookId, event, webhook.url, payload]);
-    await enqueueMany(boss, tx, QUEUES.webhookDeliver, [job(id, 0, 0)]);
+    await enqueueMany(boss, tx, QUEUES.webhookDeliver, [job(webhook, id, 0, 0)]);
     const [row] = await tx.execute<LogRow[]>(DELIVERY_BY_ID, [id]);
     return logView(row);
   });

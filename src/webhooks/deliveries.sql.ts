@@ -57,3 +57,11 @@ export const INSERT_TEST_DELIVERY = `
   insert into webhook_deliveries (id, created_at, updated_at, delivery_id, event_id, webhook_id, event_type, url,
                                   payload, status, attempts, success, next_attempt_at)
   values (?, now(), now(), ?, null, ?, ?, ?, ?, 'PENDING', 0, false, now())`;
+
+// The test deliveries of a webhook in the last minute (at most TEST_SENDS_PER_MINUTE), and when the oldest leaves that
+// minute; served by (webhook_id, created_at desc, id desc).
+export const RECENT_TEST_SENDS = `
+  select count(*)::int as n, coalesce(extract(epoch from min(d.created_at) + interval '1 minute' - now()), 0)::float8
+         as retry_after
+    from webhook_deliveries d
+   where d.webhook_id = ? and d.created_at > now() - interval '1 minute' and d.event_id is null`;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db, PgBoss } from 'pg-boss';
 import { v7 as uuidv7 } from 'uuid';
-import { enqueueMany, QUEUES } from '../platform/queue.ts';
+import { deliverJob, enqueueMany, QUEUES } from '../platform/queue.ts';
 import type { Query } from '../platform/pg.ts';
 import { pgTx } from '../platform/sql.ts';
 import { isUuid } from '../platform/base.entity.ts';
@@ -83,6 +83,7 @@ export async function createDeliveries(query: Query, jobs: Db, boss: PgBoss, eve
     if (subscribers.length === 0) return [];
     const payload = payloadOf(e);
     return subscribers.map((w) => ({
+      merchantId: e.merchant_id,
       id: uuidv7(),
       delivery_id: newDeliveryId(),
       event_id: e.id,
@@ -95,15 +96,17 @@ export async function createDeliveries(query: Query, jobs: Db, boss: PgBoss, eve
   let created = 0;
   // In chunks, so a batch of events for merchants with many webhooks never builds one huge JSON parameter.
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const chunk = rows.slice(i, i + INSERT_CHUNK);
     const { rows: inserted } = await query<{ id: string }>(INSERT_DELIVERIES, [
-      JSON.stringify(rows.slice(i, i + INSERT_CHUNK)),
+      JSON.stringify(chunk.map(({ merchantId: _, ...row }) => row)),
     ]);
     if (inserted.length === 0) continue;
+    const merchantOf = new Map(chunk.map((r) => [r.id, r.merchantId]));
     await enqueueMany(
       boss,
       jobs,
       QUEUES.webhookDeliver,
-      inserted.map(({ id }) => ({ data: { id, attempt: 0, step: 0 } })),
+      inserted.map(({ id }) => deliverJob(merchantOf.get(id)!, { id, attempt: 0, step: 0 })),
     );
     created += inserted.length;
   }

@@ -1,5 +1,5 @@
 import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
-import { enqueueMany, QUEUES } from '../platform/queue.ts';
+import { deliverJob, enqueueMany, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
 import { REPLAY, REPLAY_CANDIDATES, type ReplayCandidate } from './webhooks.sql.ts';
 import { transactional } from '../platform/transaction.ts';
@@ -87,7 +87,7 @@ export const webhookCommands: Command[] = [
           throw new OpsError(`no delivery ${String(flags.delivery)}`);
         if (!dryRun && chosen.length > 0) {
           await tx.execute(REPLAY, [JSON.stringify(chosen.map((r) => r.id))]);
-          const jobs = chosen.map((r) => ({ data: { id: r.id, attempt: r.attempts, step: 0 } }));
+          const jobs = chosen.map((r) => deliverJob(r.merchant_id, { id: r.id, attempt: r.attempts, step: 0 }));
           await enqueueMany(queue!, tx, QUEUES.webhookDeliver, jobs);
         }
         return {

@@ -19,6 +19,9 @@ export type DeliveryRow = {
   rate_limit: number | null;
   webhook_status: string;
   deleted: boolean;
+  merchant_id: string;
+  breaker: boolean; // the webhook has a circuit breaker row (breaker.ts)
+  breaker_wait: number | null; // seconds until its breaker's cooldown ends (<= 0: a probe may go); null when closed
 };
 export type LogRow = {
   webhook_id: string;
@@ -42,6 +45,7 @@ export type ReplayCandidate = {
   attempts: number;
   webhook_status: string;
   deleted_at: string | null;
+  merchant_id: string;
 };
 
 // The ACTIVE webhooks of these merchants: who gets a delivery of their events.
@@ -61,14 +65,23 @@ export const INSERT_DELIVERIES = `
       on conflict (event_id, webhook_id) do nothing
   returning id`;
 
-// The daemon's view of a batch: each delivery with its webhook's current url, secret and status.
+// The daemon's view of a batch: each delivery with its webhook's current url, secret, status and circuit breaker.
 export const LOAD_DELIVERIES = `
   select d.id, d.delivery_id, d.webhook_id, d.payload, d.status, d.attempts,
          w.url, w.secret, case when w.previous_secret_until > now() then w.previous_secret end as previous_secret,
-         w.headers, w.rate_limit, w.status as webhook_status, w.deleted_at is not null as deleted
+         w.headers, w.rate_limit, w.status as webhook_status, w.deleted_at is not null as deleted, w.merchant_id,
+         b.webhook_id is not null as breaker,
+         extract(epoch from b.open_until - clock_timestamp())::float8 as breaker_wait
     from webhook_deliveries d
     join webhooks w on w.id = d.webhook_id
+    left join webhook_breakers b on b.webhook_id = d.webhook_id
    where d.id = any($1::uuid[])`;
+
+// Deliveries deferred by the daemon (a rate limit, an open circuit breaker): when their next attempt is due.
+export const DEFER_DELIVERIES = `
+  update webhook_deliveries d set next_attempt_at = now() + x.wait * interval '1 second'
+    from unnest($1::uuid[], $2::float8[]) as x(id, wait)
+   where d.id = x.id and d.status = 'PENDING'`;
 
 // Deliveries of a webhook paused or deleted since they were queued: no further attempt.
 export const CANCEL_DELIVERIES = `
@@ -78,7 +91,8 @@ export const CANCEL_DELIVERIES = `
 
 // Attempts recorded together, each row guarded by its attempts count so a duplicated job can never count or schedule
 // twice; it returns the rows it moved, and only those get a retry job. A success also ends its webhook's streak of
-// final failures (auto-disable.ts), in the same statement; the webhook row is written only when it had one.
+// final failures (auto-disable.ts) and closes its circuit breaker (breaker.ts), in the same statement; the webhook
+// row is written only when it had a streak, and a breaker row another statement holds is left to the next success.
 export const RECORD_ATTEMPTS = `
   with moved as (
     update webhook_deliveries d set attempts = d.attempts + 1, status_code = r.status_code, response = r.response,
@@ -93,6 +107,14 @@ export const RECORD_ATTEMPTS = `
   streak_ended as (
     update webhooks w set failures = '{}'
      where w.id in (select webhook_id from moved where status = 'SUCCEEDED') and cardinality(w.failures) > 0
+  ),
+  breaker_closed as (
+    delete from webhook_breakers b
+     using (select webhook_id
+              from webhook_breakers
+             where webhook_id in (select webhook_id from moved where status = 'SUCCEEDED')
+               for update skip locked) c
+     where b.webhook_id = c.webhook_id
   )
   select id
     from moved`;
@@ -121,7 +143,7 @@ export const LOCK_MERCHANT = `
 
 // (MikroORM, `?`) Replay candidates, locked so two operators (or a replay racing a daemon) cannot enqueue one twice.
 export const REPLAY_CANDIDATES = (where: string[]) => `
-  select d.id, d.delivery_id, d.status, d.attempts, w.status as webhook_status, w.deleted_at
+  select d.id, d.delivery_id, d.status, d.attempts, w.status as webhook_status, w.deleted_at, w.merchant_id
     from webhook_deliveries d
     join webhooks w on w.id = d.webhook_id
    where ${where.join(' and ')}

@@ -90,9 +90,15 @@ export async function startBackground(
   const deps = await buildDeps(
     config,
     createLogger(config.logLevel, `test-${kind}`),
-    kind === 'worker' ? { supervise: true, schedule: true, work: true } : { work: true },
+    kind === 'worker' ? { supervise: true, schedule: true, work: true } : {},
   );
-  if (kind === 'worker') await startWorker(deps);
-  else await startDeliveryDaemon(deps);
-  return () => closeDeps(deps);
+  if (kind === 'worker') {
+    await startWorker(deps);
+    return () => closeDeps(deps);
+  }
+  const stop = await startDeliveryDaemon(deps);
+  return async () => {
+    await stop();
+    await closeDeps(deps);
+  };
 }

@@ -1,0 +1,107 @@
+import type { PgPool } from '../platform/pg.ts';
+
+/**
+ * Per-endpoint circuit breaker, shared by every daemon through `webhook_breakers` (a row per webhook whose latest
+ * outcomes were unhealthy; none for a healthy one, so the common path reads nothing but an empty join).
+ *
+ * Unhealthy: no HTTP answer (a timeout, a refused or reset connection), a 5xx or a 429. `threshold` of them in a row
+ * (WEBHOOK_BREAKER_THRESHOLD, 10; 0 turns the breaker off), with no healthy answer between, open the breaker for a
+ * cooldown: while it is open the webhook's deliveries are not sent, each attempt recorded at once as failed
+ * (deliver.ts, CIRCUIT_OPEN) and retried on the contract's schedule, instead of holding the daemons' slots until
+ * the timeout. When the cooldown ends, one delivery goes as a probe, claimed by one daemon (CLAIM_PROBE; the others
+ * keep being held). Any healthy answer (a 2xx, or a 4xx: the endpoint is up), the probe's or a straggler's, closes
+ * the breaker (the row is deleted); an unhealthy probe opens it again for twice as long (at most `maxCooldownSeconds`).
+ * Ten in a row, not fewer: an endpoint that fails one delivery in five should keep its deliveries (0.2^10).
+ *
+ * Its writes follow the recording of the attempts, best effort: a lost update costs one probe more or less, never a
+ * delivery.
+ */
+export type BreakerSettings = {
+  threshold: number; // unhealthy outcomes in a row that open it (0: never)
+  cooldownSeconds: number; // the first cooldown (5 s x WEBHOOK_RETRY_SCALE); doubled at each unhealthy probe
+  maxCooldownSeconds: number; // 300 s x WEBHOOK_RETRY_SCALE
+  probeSeconds: number; // a claimed probe's window: the POST timeout, and a second
+};
+
+export const breakerSettings = (threshold: number, timeoutMs: number, retryScale: number): BreakerSettings => ({
+  threshold,
+  cooldownSeconds: 5 * retryScale,
+  maxCooldownSeconds: 300 * retryScale,
+  probeSeconds: timeoutMs / 1000 + 1,
+});
+
+// Counts each webhook's new unhealthy outcomes. A breaker opens when they reach the threshold while it is closed or
+// past its cooldown, and opens again, for twice as long, when its probe was out: rows in webhook order (no deadlock).
+const REOPEN = `b.probe_until is not null
+                or (coalesce(b.open_until <= clock_timestamp(), true) and b.failures + excluded.failures >= $2::int)`;
+const RECORD_UNHEALTHY = `
+  insert into webhook_breakers as b (webhook_id, failures, opened, open_until, probe_until)
+  select r.webhook_id, r.n, case when r.n >= $2::int then 1 else 0 end,
+         case when r.n >= $2::int then clock_timestamp() + $3::float8 * interval '1 second' end, null
+    from jsonb_to_recordset($1::jsonb) as r(webhook_id uuid, n int)
+   order by r.webhook_id
+      on conflict (webhook_id) do update
+     set failures = b.failures + excluded.failures,
+         opened = case when ${REOPEN} then b.opened + 1 else b.opened end,
+         open_until = case when ${REOPEN}
+                           then clock_timestamp() + least($3::float8 * power(2, b.opened), $4::float8)
+                                                    * interval '1 second'
+                           else b.open_until end,
+         probe_until = null`;
+
+// A healthy answer that is not a success (a 4xx) closes the breaker (a success does in RECORD_ATTEMPTS); rows another
+// statement holds are skipped, never waited for.
+const CLOSE = `
+  delete from webhook_breakers b
+   using (select webhook_id
+            from webhook_breakers
+           where webhook_id = any($1::uuid[])
+             for update skip locked) c
+   where b.webhook_id = c.webhook_id`;
+
+// Breakers past their cooldown with no probe out (or one whose window passed: its daemon died): one probe each, to
+// whoever claims it first.
+const CLAIM_PROBE = `
+  update webhook_breakers b
+     set probe_until = clock_timestamp() + $2::float8 * interval '1 second'
+    from (select webhook_id
+            from webhook_breakers
+           where webhook_id = any($1::uuid[]) and open_until <= clock_timestamp()
+             and coalesce(probe_until <= clock_timestamp(), true)
+             for update skip locked) c
+   where b.webhook_id = c.webhook_id
+  returning b.webhook_id`;
+
+// Unhealthy: the endpoint did not answer, or answered that it is failing or overloaded.
+export const unhealthy = (statusCode: number | null): boolean =>
+  statusCode === null || statusCode >= 500 || statusCode === 429;
+
+// An attempt's outcome for its webhook's breaker: a success (which RECORD_ATTEMPTS already closed it for), another
+// healthy answer (a 4xx), or an unhealthy one.
+export type BreakerOutcome = { webhookId: string; outcome: 'success' | 'healthy' | 'unhealthy' };
+
+// After the attempts are recorded: healthy answers close the breakers of their webhooks, unhealthy outcomes count
+// (but not for a webhook that also answered well within the same few milliseconds).
+export async function recordOutcomes(db: PgPool, outcomes: BreakerOutcome[], s: BreakerSettings): Promise<void> {
+  const answered = new Set(outcomes.filter((o) => o.outcome !== 'unhealthy').map((o) => o.webhookId));
+  const close = [...new Set(outcomes.filter((o) => o.outcome === 'healthy').map((o) => o.webhookId))].sort();
+  const failures = new Map<string, number>();
+  for (const o of outcomes)
+    if (o.outcome === 'unhealthy' && !answered.has(o.webhookId))
+      failures.set(o.webhookId, (failures.get(o.webhookId) ?? 0) + 1);
+  if (close.length) await db.query(CLOSE, [close]);
+  if (failures.size)
+    await db.query(RECORD_UNHEALTHY, [
+      JSON.stringify([...failures].map(([webhook_id, n]) => ({ webhook_id, n }))),
+      s.threshold,
+      s.cooldownSeconds,
+      s.maxCooldownSeconds,
+    ]);
+}
+
+// Claims the probe of each of these webhooks (their breakers past their cooldown); returns those this daemon got.
+export async function claimProbes(db: PgPool, webhookIds: string[], s: BreakerSettings): Promise<Set<string>> {
+  if (webhookIds.length === 0) return new Set();
+  const { rows } = await db.query<{ webhook_id: string }>(CLAIM_PROBE, [webhookIds, s.probeSeconds]);
+  return new Set(rows.map((r) => r.webhook_id));
+}
