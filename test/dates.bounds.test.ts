@@ -76,7 +76,9 @@ test.serial('the statement refuses dates and times outside 2000..2100, as JSON a
     );
     t.is(res.status, 200, `${format}: ${JSON.stringify(res.body)}`);
   }
-  const edge = await m.http.get(`/v1/merchants/me/statement?from=2000-01-01T00:00:00Z&to=2100-12-31T23:59:59.999-03:00`);
+  const edge = await m.http.get(
+    `/v1/merchants/me/statement?from=2000-01-01T00:00:00Z&to=2100-12-31T23:59:59.999-03:00`,
+  );
   t.is(edge.status, 200, JSON.stringify(edge.body));
 });
 

@@ -58,7 +58,12 @@ export function chargeRoutes(deps: AcquirerDeps): Router {
 // (served by us in sandbox); `date`: the payment day a due-date charge's amounts are for (default today).
 export function pixLocationRoutes({ clock }: Pick<Services, 'clock'>): Router {
   const router = Router();
-  const dateRule = dateChecks(singleQuery('date'), 'date', calendarDateProblem, 'date deve ser uma data no formato AAAA-MM-DD');
+  const dateRule = dateChecks(
+    singleQuery('date'),
+    'date',
+    calendarDateProblem,
+    'date deve ser uma data no formato AAAA-MM-DD',
+  );
   router.get('/qr/:txid', ...validate([dateRule]), async (req, res) => {
     res.json(await chargeLocation(req.em, String(req.params.txid), clock(), req.query.date as string | undefined));
   });

@@ -61,8 +61,7 @@ export const instantOfDateTime = (value: unknown): Date | null =>
   dateTimeProblem(value) === null ? new Date(Date.parse(value as string)) : null;
 
 /** The API's message for a date or time outside the years (400). */
-export const dateRangeMessage = (field: string) =>
-  `${field} deve estar entre ${FIRST_YEAR}-01-01 e ${LAST_YEAR}-12-31`;
+export const dateRangeMessage = (field: string) => `${field} deve estar entre ${FIRST_YEAR}-01-01 e ${LAST_YEAR}-12-31`;
 
 /**
  * A chain's date checks: `problem` says what is wrong with the value; a wrong format answers `formatMessage`, a date
@@ -88,7 +87,8 @@ export const dateChecks = (
  */
 export function dateFlag(raw: unknown, name: string): string {
   const problem = typeof raw === 'string' && DATE.test(raw) ? calendarDateProblem(raw) : dateTimeProblem(raw);
-  if (problem === 'range') throw new OpsUsageError(`--${name} must be between ${FIRST_YEAR}-01-01 and ${LAST_YEAR}-12-31`);
+  if (problem === 'range')
+    throw new OpsUsageError(`--${name} must be between ${FIRST_YEAR}-01-01 and ${LAST_YEAR}-12-31`);
   if (problem) throw new OpsUsageError(`--${name} must be an ISO 8601 date (YYYY-MM-DD) or date-time with its offset`);
   return raw as string;
 }
