@@ -62,7 +62,8 @@ export const refundCommands: Command[] = [
       limit: { type: 'string', description: 'at most this many, newest first (default 100)' },
     },
     async run({ em }, flags) {
-      const since = flags.since === undefined ? new Date(Date.now() - 30 * 86400_000) : new Date(dateFlag(flags.since, 'since'));
+      const since =
+        flags.since === undefined ? new Date(Date.now() - 30 * 86400_000) : new Date(dateFlag(flags.since, 'since'));
       const rows = await em.execute<(sql.RefundRow & { txid: string | null })[]>(sql.FAILED_REFUNDS, [
         since,
         limitOf(flags.limit),
