@@ -1,6 +1,7 @@
 import test from 'ava';
 import { commands, main } from '../src/ops.ts';
 import { dateRangeMessage, FIRST_YEAR, LAST_YEAR } from '../src/platform/dates.ts';
+import { saoPauloDate } from '../src/charges/due-date.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
 import { snapshot } from './support/snapshot.ts';
@@ -136,6 +137,21 @@ test.serial('the sandbox payment day and the payload location day refuse dates o
     }
   t.is(await snapshot(app), before);
   t.is((await m.http.get(`/pix/qr/${charge.txid}?date=2100-12-31`)).status, 200);
+  // a due-date charge asked about the last day of the range, decades late: an answer, never a 500
+  const due = await m.http.post('/v1/charges', {
+    amount: 100_000,
+    description: 'x',
+    customer: { name: 'Maria', document: '52998224725' },
+    dueDate: saoPauloDate(new Date()),
+    validityAfterDueDays: 1,
+    fine: { mode: 'PERCENT', bps: 200 },
+    interest: { mode: 'DAILY_PERCENT', bps: 100 },
+  });
+  t.is(due.status, 201, JSON.stringify(due.body));
+  const late = await m.http.get(`/pix/qr/${due.body.charge.txid}?date=${LAST_YEAR}-12-31`);
+  t.is(late.status, 200, JSON.stringify(late.body));
+  const paid = await m.http.post(`/v1/sandbox/charges/${due.body.charge.id}/pay`, { date: `${LAST_YEAR}-12-31` });
+  t.is(paid.status, 202, JSON.stringify(paid.body));
 });
 
 test.serial('the operator commands refuse date flags outside 2000..2100 (usage error, exit 2)', async (t) => {
