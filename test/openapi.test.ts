@@ -236,6 +236,7 @@ test('the withdrawal endpoints document what src/withdrawals answers', (t) => {
     '404',
     '409',
     '413',
+    '415',
     '422',
     '429',
     '500',

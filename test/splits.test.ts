@@ -13,6 +13,7 @@ import { resolveSplits, splitsFit, type SplitInput } from '../src/charges/splits
 import { amountDueOn, saoPauloDate } from '../src/charges/due-date.ts';
 import { decide } from '../src/infractions/infractions.states.ts';
 import { main as ops } from '../src/ops.ts';
+import { UNUSABLE_RECIPIENT } from '../src/charges/charges.service.ts';
 
 // Splits end to end: a charge's net amount shared with other merchants of the platform, on the real API, worker and
 // database; every test leaves a ledger that ledger:verify finds clean.
@@ -202,10 +203,10 @@ test('splits are checked: 400 for their shape and fit, 422 naming each recipient
       [
         `splits[0].merchantId ${owner.merchantId} é o próprio dono da cobrança`,
         `splits[2].merchantId ${id} aparece mais de uma vez`,
-        `splits[3].merchantId ${unknown} não é um merchant da plataforma`,
-        `splits[4].merchantId ${blocked.merchantId} está bloqueado`,
-        `splits[5].merchantId ${pending.merchantId} não tem KYC aprovado`,
-        `splits[6].merchantId ${rejected.merchantId} não tem KYC aprovado`,
+        `splits[3].merchantId ${unknown} ${UNUSABLE_RECIPIENT}`,
+        `splits[4].merchantId ${blocked.merchantId} ${UNUSABLE_RECIPIENT}`,
+        `splits[5].merchantId ${pending.merchantId} ${UNUSABLE_RECIPIENT}`,
+        `splits[6].merchantId ${rejected.merchantId} ${UNUSABLE_RECIPIENT}`,
       ].join('; '),
   );
   // an id in capitals is the same merchant
@@ -218,6 +219,32 @@ test('splits are checked: 400 for their shape and fit, 422 naming each recipient
     before + 1,
   );
   await ledgerClean(t);
+});
+
+test('an unknown, a blocked and a KYC-pending recipient get the same 422, naming the id and not the reason', async (t) => {
+  const owner = await createOnboardedMerchant(app);
+  const recipients = {
+    unknown: '019ac1d0-7a2b-7c3d-8e4f-5a6b7c8d9e0f',
+    blocked: (await createMerchant(app, { kyc: 'APPROVED', status: 'BLOCKED' })).merchantId,
+    pending: (await createMerchant(app)).merchantId,
+    rejected: (await createMerchant(app, { kyc: 'REJECTED' })).merchantId,
+  };
+  const before = (await owner.http.get('/v1/charges')).body.total;
+  const bodies: Record<string, unknown> = {};
+  for (const [kind, id] of Object.entries(recipients)) {
+    const res = await owner.http.post('/v1/charges', {
+      amount: 1000,
+      description: 'Pedido',
+      splits: [{ merchantId: id, bps: 100 }],
+    });
+    t.is(res.status, 422, kind);
+    t.is(res.body.message, `Recebedor de split inválido: splits[0].merchantId ${id} ${UNUSABLE_RECIPIENT}`, kind);
+    bodies[kind] = JSON.parse(JSON.stringify(res.body).replaceAll(id, '<id>'));
+  }
+  t.deepEqual(bodies.blocked, bodies.unknown);
+  t.deepEqual(bodies.pending, bodies.unknown);
+  t.deepEqual(bodies.rejected, bodies.unknown);
+  t.is((await owner.http.get('/v1/charges')).body.total, before, 'nothing created');
 });
 
 test('a due-date charge: bps splits wait for the payment and are resolved on the net of what was paid', async (t) => {

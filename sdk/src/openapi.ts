@@ -1411,8 +1411,9 @@ export interface components {
             /** @description Hashed with scrypt; never stored or logged in clear. */
             password: string;
             /**
-             * @description Business name of the merchant, shown to payers; bidirectional formatting characters removed, then trimmed;
-             *     length counted after both.
+             * @description Business name of the merchant, shown to payers; Unicode format characters (category Cf: zero-width,
+             *     bidirectional, soft hyphen...; only the joiners of emoji sequences are kept) removed, then trimmed; length
+             *     counted after both.
              */
             name: string;
             /** @description CPF (11 digits) or CNPJ (14 digits) with valid check digits; `.`, `-`, `/` and spaces are stripped. */
@@ -1649,7 +1650,7 @@ export interface components {
         ChargeStatus: "PENDING" | "PAID" | "FAILED" | "CANCELED" | "REFUNDED";
         /** @description The payer. When omitted anyone can pay the QR code. */
         CustomerInput: {
-            /** @description Bidirectional formatting characters removed, then trimmed; length counted after both. */
+            /** @description Unicode format characters (category Cf) removed, then trimmed; length counted after both. */
             name: string;
             /** @description CPF (11 digits) or CNPJ (14 digits) with valid check digits; `.`, `-`, `/` and spaces are stripped. Customers are reused per merchant by document; each charge keeps the name, email and phone given with it. */
             document: string;
@@ -1693,8 +1694,8 @@ export interface components {
             amount: number;
             /**
              * @description Appears on the payer's receipt (the PSP's `solicitacaoPagador`, cut to its 140 code points between whole
-             *     characters). Bidirectional formatting characters are removed, then the text is trimmed; length counted
-             *     after both.
+             *     characters). Unicode format characters (category Cf: zero-width, bidirectional, soft hyphen...; only the
+             *     joiners of emoji sequences are kept) are removed, then the text is trimmed; length counted after both.
              */
             description: string;
             /**
@@ -2037,8 +2038,8 @@ export interface components {
              */
             amount?: number | null;
             /**
-             * @description Why, shown to the payer (the devolução's `descricao`): bidirectional formatting characters are removed,
-             *     then the text is trimmed; 1..140 characters after both.
+             * @description Why, shown to the payer (the devolução's `descricao`): Unicode format characters (category Cf) are
+             *     removed, then the text is trimmed; 1..140 characters after both.
              */
             reason?: string | null;
             /**
@@ -2155,7 +2156,7 @@ export interface components {
             pixKey: string;
             pixKeyType: components["schemas"]["PixKeyType"];
             /**
-             * @description Optional; omitted or null is stored as null; not trimmed. Bidirectional formatting characters are removed
+             * @description Optional; omitted or null is stored as null; not trimmed. Unicode format characters (category Cf) are removed
              *     (the recipient reads it as the transfer's `infoPagador`, cut to 140 code points between whole characters).
              */
             description?: string | null;
@@ -2237,9 +2238,11 @@ export interface components {
         WebhookUrl: string;
         /**
          * @description Custom headers sent with every delivery (an `Authorization` your gateway checks, for instance): at most 10;
-         *     names `[A-Za-z0-9-]{1,64}`, case-insensitively unique, other than `webhook-*`, `content-type`,
-         *     `content-length`, `user-agent`, `host`, `connection` and `transfer-encoding`; values printable ASCII, at most
-         *     1000 characters. `null` (or `{}`) means none. Returned as given.
+         *     names `[A-Za-z0-9-]{1,64}`, case-insensitively unique, other than those the platform sets or HTTP keeps for
+         *     the connection and the body: `webhook-*`, `content-*`, `proxy-*`, `user-agent`, `host`, `connection`,
+         *     `keep-alive`, `proxy-connection`, `te`, `trailer`, `transfer-encoding`, `upgrade`, `expect`, `max-forwards`,
+         *     `via`, `http2-settings` (400 naming them); values printable ASCII, at most 1000 characters. `null` (or `{}`)
+         *     means none. Returned as given. A name reserved after a webhook stored it is kept in the record but never sent.
          * @example {
          *       "Authorization": "Bearer 8f2c1e"
          *     }
@@ -2267,12 +2270,14 @@ export interface components {
         RecoverRequest: {
             /**
              * Format: date-time
-             * @description Deliveries created at or after this instant (ISO 8601).
+             * @description Deliveries created at or after this instant: an ISO 8601 date-time with its offset (`Z` or `-03:00`), in
+             *     the years 2000 to 2100.
              */
             since: string;
             /**
              * Format: date-time
-             * @description Deliveries created before this instant (ISO 8601); default now; must be after `since`.
+             * @description Deliveries created before this instant (a date-time with its offset, years 2000 to 2100); default now; must
+             *     be after `since`.
              */
             until?: string;
         };
@@ -2994,7 +2999,10 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description `since` missing or not ISO 8601, `until` not ISO 8601 or not after `since`. */
+        /**
+         * @description `since` missing or not an ISO 8601 date-time with its offset, `until` not one or not after `since`, or either
+         *     outside the years 2000 to 2100 (`since deve estar entre 2000-01-01 e 2100-12-31`); or the input guard's 400.
+         */
         RecoverBadRequest: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -3272,6 +3280,51 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description The input guard refused the request before its route read it (`Dados inválidos`, one entry per field): a
+         *     control character (NUL and the like) or an unpaired surrogate in the path, a query parameter or the body,
+         *     percent-encoding in the path that decodes to no text (`%E0%A4%A`), a body that is not a JSON object, a field
+         *     named `__proto__`, `constructor` or `prototype`, or nesting deeper than 8 levels. Every operation behind it
+         *     can answer this, whatever parameters it declares.
+         */
+        InputRefused: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Dados inválidos",
+                 *       "errors": [
+                 *         {
+                 *           "field": "path",
+                 *           "message": "path contém caracteres de controle ou inválidos"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValidationError"];
+            };
+        };
+        /** @description A body sent with another `Content-Type` than `application/json` (or `application/*+json`). */
+        UnsupportedMediaType: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Content-Type deve ser application/json"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    message?: "Content-Type deve ser application/json";
+                };
+            };
+        };
         /** @description Body over 64 KB (1 MB on `POST /v1/acquirer/notifications`). */
         PayloadTooLarge: {
             headers: {
@@ -3532,6 +3585,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3598,6 +3652,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3641,6 +3696,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenJwtOnly"];
             429: components["responses"]["TooManyRequests"];
@@ -3697,6 +3753,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenJwtOnly"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3734,6 +3791,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenJwtOnly"];
             /** @description No such key for this user. */
@@ -3799,6 +3857,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["MerchantNotFound"];
@@ -3828,6 +3887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["MerchantNotFound"];
@@ -3845,10 +3905,14 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Page size; at most once (repeated, empty or out of range is 400). */
                 limit?: components["parameters"]["Limit"];
-                /** @description Entries created at or after this day (America/Sao_Paulo) or instant; at most once. */
+                /**
+                 * @description Entries created at or after this day (America/Sao_Paulo) or instant (with its offset), in the years 2000 to
+                 *     2100; at most once.
+                 */
                 from?: string;
                 /**
-                 * @description Entries created through this day (America/Sao_Paulo) or at or before this instant; after `from`.
+                 * @description Entries created through this day (America/Sao_Paulo) or at or before this instant (with its offset), in
+                 *     the years 2000 to 2100; after `from`.
                  * @example 2026-11-30
                  */
                 to?: string;
@@ -3935,6 +3999,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["MerchantNotFound"];
@@ -4004,6 +4069,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -4041,6 +4107,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             /** @description No such PIX key for this merchant (or the user has no merchant). */
@@ -4270,10 +4337,14 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /**
-             * @description A split's recipient cannot receive it: it is the charge's own merchant, is listed twice, is no merchant of
-             *     the platform, is blocked, or has no KYC approved. The message names each such recipient by its position
-             *     and id (`splits[i].merchantId <id> <why>`, joined with `'; '`). Nothing is created.
+             * @description A split's recipient cannot receive it: it is the charge's own merchant, is listed twice, or is not a
+             *     merchant of the platform that is ACTIVE with KYC approved. The message names each such recipient by its
+             *     position and id (`splits[i].merchantId <id> <why>`, joined with `'; '`), where `<why>` is `é o próprio
+             *     dono da cobrança`, `aparece mais de uma vez`, or, for any other merchant id that cannot receive (unknown,
+             *     blocked, KYC not approved: which one is that merchant's business), always `não pode receber splits (é
+             *     preciso um merchant ativo, com KYC aprovado)`. Nothing is created.
              */
             422: {
                 headers: {
@@ -4283,7 +4354,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Recebedor de split inválido: splits[1].merchantId 019ac1d0-9b8c-7d6e-9f0a-1b2c3d4e5f60 não tem KYC aprovado"
+                     *       "message": "Recebedor de split inválido: splits[1].merchantId 019ac1d0-9b8c-7d6e-9f0a-1b2c3d4e5f60 não pode receber splits (é preciso um merchant ativo, com KYC aprovado)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
@@ -4405,6 +4476,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["ChargeNotFound"];
@@ -4467,6 +4539,7 @@ export interface operations {
                     "application/json": components["schemas"]["RefundList"];
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["ChargeNotFound"];
@@ -4509,6 +4582,7 @@ export interface operations {
             404: components["responses"]["ChargeNotFound"];
             409: components["responses"]["RefundConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["RefundRefused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -4545,6 +4619,7 @@ export interface operations {
             404: components["responses"]["ChargeNotFound"];
             409: components["responses"]["RefundConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["RefundRefused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -4712,6 +4787,7 @@ export interface operations {
             404: components["responses"]["MerchantNotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InsufficientFunds"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -4761,6 +4837,7 @@ export interface operations {
                     "application/json": components["schemas"]["WithdrawalEnvelope"];
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["WithdrawalNotFound"];
@@ -4817,6 +4894,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["MerchantNotFound"];
@@ -4886,6 +4964,7 @@ export interface operations {
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["MerchantNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The merchant already has 20 webhooks. */
             422: {
                 headers: {
@@ -4941,6 +5020,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["WebhookNotFound"];
@@ -5009,6 +5089,7 @@ export interface operations {
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["WebhookNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5037,6 +5118,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             429: components["responses"]["TooManyRequests"];
@@ -5158,10 +5240,13 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["DeliveryNotFound"];
             409: components["responses"]["DeliveryConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5214,6 +5299,7 @@ export interface operations {
             404: components["responses"]["WebhookNotFound"];
             409: components["responses"]["DeliveryConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5280,6 +5366,7 @@ export interface operations {
             404: components["responses"]["WebhookNotFound"];
             409: components["responses"]["DeliveryConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5349,6 +5436,7 @@ export interface operations {
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["WebhookNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5535,6 +5623,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["EventNotFound"];
@@ -5600,6 +5689,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5646,7 +5736,9 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
             /** @description Unknown, malformed or another merchant's id. */
             404: {
                 headers: {
@@ -5686,7 +5778,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Trimmed; length counted after trimming. */
+                    /** @description Unicode format characters (category Cf) removed, then trimmed; length counted after both. */
                     text: string;
                 };
             };
@@ -5722,6 +5814,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
             /** @description Unknown, malformed or another merchant's id. */
             404: {
                 headers: {
@@ -5737,6 +5830,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Not OPEN, or past the deadline. */
             422: {
                 headers: {
@@ -5777,6 +5872,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Unicode format characters (category Cf) removed, then trimmed; length counted after both. */
                     reason?: string | null;
                 };
             };
@@ -5812,6 +5908,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["SandboxChargeNotFound"];
             /** @description The charge already has an open infraction, or a refund in progress. */
             409: {
@@ -5828,6 +5925,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The charge is not PAID; nothing is opened. */
             422: {
                 headers: {
@@ -5865,7 +5964,8 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date
-                     * @description The payment's day, `YYYY-MM-DD` (America/Sao_Paulo), not before the charge's creation.
+                     * @description The payment's day, `YYYY-MM-DD` (America/Sao_Paulo, years 2000 to 2100), not before the charge's
+                     *     creation.
                      */
                     date?: string | null;
                 };
@@ -5895,6 +5995,7 @@ export interface operations {
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["SandboxChargeNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description The charge is not PENDING, or `date` is before the charge's creation. */
             422: {
                 headers: {
@@ -6042,7 +6143,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The day of payment (`YYYY-MM-DD`, America/Sao_Paulo) a due-date charge's `valor` is for; default today. At most once.
+                 * @description The day of payment (`YYYY-MM-DD`, America/Sao_Paulo, years 2000 to 2100) a due-date charge's `valor` is
+                 *     for; default today. At most once.
                  * @example 2026-12-12
                  */
                 date?: string;
@@ -6315,6 +6417,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["InputRefused"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -6341,6 +6444,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            400: components["responses"]["InputRefused"];
             500: components["responses"]["InternalError"];
         };
     };

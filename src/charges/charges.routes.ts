@@ -7,7 +7,8 @@ import { singleQuery, validate } from '../platform/validation.ts';
 import { createChargeRules, listChargesRules } from './charges.validation.ts';
 import { chargeLocation, createCharge, getCharge, listCharges, type CreateChargeInput } from './charges.service.ts';
 import type { ChargeStatus } from './charge.entity.ts';
-import { isCalendarDate, saoPauloDate } from './due-date.ts';
+import { saoPauloDate } from './due-date.ts';
+import { calendarDateProblem, dateChecks } from '../platform/dates.ts';
 import { DUE_DATE_FIELDS } from './due-date.validation.ts';
 
 const INPUT_FIELDS = ['amount', 'description', 'expiresIn', 'customer', 'tracking', 'splits', ...DUE_DATE_FIELDS];
@@ -57,9 +58,12 @@ export function chargeRoutes(deps: AcquirerDeps): Router {
 // (served by us in sandbox); `date`: the payment day a due-date charge's amounts are for (default today).
 export function pixLocationRoutes({ clock }: Pick<Services, 'clock'>): Router {
   const router = Router();
-  const dateRule = singleQuery('date')
-    .custom(isCalendarDate)
-    .withMessage('date deve ser uma data no formato AAAA-MM-DD');
+  const dateRule = dateChecks(
+    singleQuery('date'),
+    'date',
+    calendarDateProblem,
+    'date deve ser uma data no formato AAAA-MM-DD',
+  );
   router.get('/qr/:txid', ...validate([dateRule]), async (req, res) => {
     res.json(await chargeLocation(req.em, String(req.params.txid), clock(), req.query.date as string | undefined));
   });

@@ -66,20 +66,24 @@ async function missingPrerequisites(em: EntityManager, merchantId: string): Prom
   return new ForbiddenError(missing.join('; ') || 'Pré-requisitos da cobrança mudaram; tente novamente');
 }
 
-// Why a merchant cannot receive a split of this charge (null: it can).
+// Said of every recipient that cannot receive, whatever the reason: whether another merchant's id is unknown, blocked
+// or waiting for KYC is that merchant's business, not the charge owner's.
+export const UNUSABLE_RECIPIENT = 'não pode receber splits (é preciso um merchant ativo, com KYC aprovado)';
+
+// Why a merchant cannot receive a split of this charge (null: it can). The owner's own id and a repeated entry are
+// facts of the request itself, so they are named.
 function recipientProblem(repeated: boolean, owner: boolean, r: sql.RecipientRow | undefined) {
   if (owner) return 'é o próprio dono da cobrança';
   if (repeated) return 'aparece mais de uma vez';
-  if (!r) return 'não é um merchant da plataforma';
-  if (r.status !== 'ACTIVE') return 'está bloqueado';
-  if (r.kyc_status !== 'APPROVED') return 'não tem KYC aprovado';
+  if (!r || r.status !== 'ACTIVE' || r.kyc_status !== 'APPROVED') return UNUSABLE_RECIPIENT;
   return null;
 }
 
 /**
  * The splits of a new charge, as it keeps them (null: none): an immediate charge's resolved on its net amount now
  * (its fee is final), a due-date charge's `bps` splits left for the payment. 400 when they do not fit in the net amount;
- * 422 naming each recipient that is not another ACTIVE merchant with KYC APPROVED, listed once. A recipient blocked
+ * 422 naming each recipient that is not another ACTIVE merchant with KYC APPROVED, listed once (one message for an
+ * unknown, blocked or unapproved one: the owner learns nothing of another merchant's state). A recipient blocked
  * or refused after this still gets its split at payment (docs/decisions.md).
  */
 async function splitsFor(

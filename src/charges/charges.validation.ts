@@ -1,7 +1,7 @@
 import { body } from 'express-validator';
 import { idempotencyKeyRule, listQueryRules, singleQuery, whenPresent } from '../platform/validation.ts';
 import { isValidDocument, normalizeDocument } from '../pix/documents.ts';
-import { stripBidiControls } from '../pix/text.ts';
+import { stripFormatChars } from '../pix/text.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';
 import { DUE_DATE_FIELDS, dueDateRules } from './due-date.validation.ts';
 import { MAX_SPLITS } from './splits.ts';
@@ -22,7 +22,7 @@ export const createChargeRules = (today: () => string) => [
     .isString()
     .withMessage('description é obrigatório')
     .bail()
-    .customSanitizer(stripBidiControls) // the payer reads it (src/pix/text.ts)
+    .customSanitizer(stripFormatChars) // the payer reads it (src/pix/text.ts)
     .trim()
     .isLength({ min: 1, max: 255 })
     .withMessage('description deve ter de 1 a 255 caracteres'),
@@ -54,7 +54,7 @@ const customerRules = [
     .isString()
     .withMessage('customer.name é obrigatório')
     .bail()
-    .customSanitizer(stripBidiControls)
+    .customSanitizer(stripFormatChars)
     .trim()
     .isLength({ min: 1, max: 100 })
     .withMessage('customer.name deve ter de 1 a 100 caracteres'),

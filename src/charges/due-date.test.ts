@@ -5,7 +5,6 @@ import {
   amountDueOn,
   daysBetween,
   endOfSaoPauloDay,
-  isCalendarDate,
   saoPauloDate,
   type Discount,
   type DueDateTerms,
@@ -13,6 +12,7 @@ import {
   type Interest,
   type Rebate,
 } from './due-date.ts';
+import { isCalendarDate } from '../platform/dates.ts';
 
 const terms = (t: Partial<DueDateTerms>): DueDateTerms => ({
   original: 10_000,
@@ -230,7 +230,18 @@ test('property: each percentage is round_half_up of the exact value', (t) => {
 
 test('calendar dates: real dates only, day arithmetic across month ends and leap years', (t) => {
   for (const good of ['2026-01-31', '2028-02-29', '2026-12-31', '2030-06-15']) t.true(isCalendarDate(good), good);
-  for (const bad of ['2026-02-29', '2026-13-01', '2026-00-10', '2026-1-01', '2026-01-32', '1999-12-31', '20260101', 5])
+  for (const bad of [
+    '2026-02-29',
+    '2026-13-01',
+    '2026-00-10',
+    '2026-1-01',
+    '2026-01-32',
+    '1999-12-31',
+    '2101-01-01',
+    '9999-12-31',
+    '20260101',
+    5,
+  ])
     t.false(isCalendarDate(bad), String(bad));
   t.is(addDays('2026-01-31', 1), '2026-02-01');
   t.is(addDays('2028-02-28', 1), '2028-02-29');

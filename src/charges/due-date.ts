@@ -2,6 +2,7 @@
 // calendar dates (`YYYY-MM-DD`, the America/Sao_Paulo date); no clock, no database.
 
 import type { Discount, DueTerms, Fine, Interest, Rebate } from '../pix/due-terms.ts';
+import { utcMidnight } from '../platform/dates.ts';
 
 export type { Discount, Fine, Interest, Rebate };
 
@@ -94,22 +95,6 @@ function interestOf(interest: Interest | null, base: number, late: number): numb
 }
 
 // ---- calendar dates ----
-
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-// Midnight UTC of a calendar date, or NaN when the text is not a real date (2026-02-30, 2026-13-01).
-function utcMidnight(date: string): number {
-  const m = ISO_DATE.exec(date);
-  if (!m) return NaN;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const t = Date.UTC(y, mo - 1, d);
-  const back = new Date(t);
-  return back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d ? t : NaN;
-}
-
-/** A real calendar date written `YYYY-MM-DD` (years 2000..9999). */
-export const isCalendarDate = (s: unknown): s is string =>
-  typeof s === 'string' && s >= '2000-01-01' && Number.isFinite(utcMidnight(s));
 
 /** Calendar days from `from` to `to` (negative when `to` is earlier). */
 export const daysBetween = (from: string, to: string): number =>

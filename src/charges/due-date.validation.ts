@@ -4,7 +4,8 @@
 // (below 100 % for what is taken off: rebate and discount), and the amount due on the last valid day, the largest the
 // charge can ever ask, must still fit that limit.
 import { body, type CustomValidator, type Meta } from 'express-validator';
-import { addDays, amountDueOn, isCalendarDate, type DueDateTerms } from './due-date.ts';
+import { calendarDateProblem, dateChecks } from '../platform/dates.ts';
+import { addDays, amountDueOn, type DueDateTerms } from './due-date.ts';
 
 const MAX_INT = 2_147_483_647; // the charges' amount columns (int4)
 export const MAX_DAYS_AHEAD = 3650; // the latest due date, in days from today
@@ -84,11 +85,12 @@ const TOO_MUCH = `o valor devido no último dia de validade passaria de ${MAX_IN
 export function dueDateRules(today: () => string) {
   const notBeforeToday = (d: string) => d >= today();
   return [
-    body('dueDate')
-      .optional({ values: 'null' })
-      .custom(isCalendarDate)
-      .withMessage('dueDate deve ser uma data no formato AAAA-MM-DD')
-      .bail()
+    dateChecks(
+      body('dueDate').optional({ values: 'null' }),
+      'dueDate',
+      calendarDateProblem,
+      'dueDate deve ser uma data no formato AAAA-MM-DD',
+    )
       .custom(notBeforeToday)
       .withMessage('dueDate não pode ser anterior a hoje (America/Sao_Paulo)')
       .bail()
@@ -141,11 +143,12 @@ export function dueDateRules(today: () => string) {
         dates.every((d, i) => i === 0 || String(d.until) > String(dates[i - 1].until)),
       )
       .withMessage('discount.dates deve estar em ordem crescente de until, sem datas repetidas'),
-    body('discount.dates.*.until')
-      .if(withMode('discount', 'FIXED_UNTIL', 'PERCENT_UNTIL'))
-      .custom(isCalendarDate)
-      .withMessage('until deve ser uma data no formato AAAA-MM-DD')
-      .bail()
+    dateChecks(
+      body('discount.dates.*.until').if(withMode('discount', 'FIXED_UNTIL', 'PERCENT_UNTIL')),
+      'until',
+      calendarDateProblem,
+      'until deve ser uma data no formato AAAA-MM-DD',
+    )
       .custom((d: string, meta) => d >= today() && d <= String(bodyOf(meta).dueDate))
       .withMessage('until deve estar entre hoje e dueDate'),
     body('discount.dates.*.amount')

@@ -4,6 +4,7 @@ import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { listQueryRules, validate } from '../platform/validation.ts';
 import { defend, openInfraction } from './infractions.states.ts';
+import { stripFormatChars } from '../pix/text.ts';
 import { getInfraction, listInfractions } from './infractions.service.ts';
 
 // /v1/infractions (contract "Infractions (MED)"): the merchant's disputes, newest first, and its defence.
@@ -23,6 +24,7 @@ export function infractionRoutes(deps: AcquirerDeps): Router {
         .isString()
         .withMessage('text deve ser um texto')
         .bail()
+        .customSanitizer(stripFormatChars) // the payer's bank reads it (the PSP's justificativa)
         .trim()
         .isLength({ min: 1, max: 5000 })
         .withMessage('text deve ter de 1 a 5000 caracteres'),
@@ -46,6 +48,7 @@ export function sandboxInfractionRoutes(deps: AcquirerDeps): Router {
         .isString()
         .withMessage('reason deve ser um texto')
         .bail()
+        .customSanitizer(stripFormatChars)
         .trim()
         .isLength({ min: 1, max: 255 })
         .withMessage('reason deve ter de 1 a 255 caracteres'),

@@ -1,8 +1,7 @@
 import { listQueryRules, singleQuery } from '../platform/validation.ts';
+import { calendarDateProblem, dateChecks, dateTimeProblem, instantOfDateTime, utcMidnight } from '../platform/dates.ts';
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-// a date-time must say its offset: a bare local time would be read in the server's zone
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const offsetFormat = new Intl.DateTimeFormat('en-US', { timeZone: 'America/Sao_Paulo', timeZoneName: 'longOffset' });
 const offsetMs = (instant: number) => {
@@ -13,36 +12,33 @@ const offsetMs = (instant: number) => {
 
 /** 00:00 of a São Paulo calendar date `days` after `YYYY-MM-DD` (null: no such date), as an instant. */
 function saoPauloMidnight(date: string, days = 0): Date | null {
-  const m = DATE.exec(date);
-  if (!m) return null;
-  const local = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  const back = new Date(local);
-  if (back.getUTCFullYear() !== Number(m[1]) || back.getUTCMonth() !== Number(m[2]) - 1) return null;
-  const day = local + days * 86_400_000;
+  if (calendarDateProblem(date) !== null) return null;
+  const day = utcMidnight(date) + days * 86_400_000;
   return new Date(day - offsetMs(day - offsetMs(day)));
 }
 
 /**
  * `from` and `to` of the statement: a calendar date (`YYYY-MM-DD`, a day in São Paulo: `from` its first instant, `to`
- * through its last) or an ISO 8601 date-time with its offset (`to` inclusive, to the millisecond the API shows).
- * Sanitized to the range's bounds: from (inclusive) and until (exclusive).
+ * through its last) or an ISO 8601 date-time with its offset (`to` inclusive, to the millisecond the API shows), in
+ * the years the API accepts (src/platform/dates.ts). Sanitized to the range's bounds: from (inclusive) and until
+ * (exclusive).
  */
 export function instantOf(value: string, bound: 'from' | 'to'): Date | null {
   if (DATE.test(value)) return saoPauloMidnight(value, bound === 'to' ? 1 : 0);
-  if (!DATE_TIME.test(value)) return null;
-  const t = Date.parse(value);
-  if (!Number.isFinite(t)) return null;
-  return new Date(bound === 'to' ? t + 1 : t);
+  const t = instantOfDateTime(value);
+  return t && new Date(bound === 'to' ? t.getTime() + 1 : t.getTime());
 }
 
+const dateOrDateTimeProblem = (v: unknown) =>
+  typeof v === 'string' && DATE.test(v) ? calendarDateProblem(v) : dateTimeProblem(v);
+
 const rangeRule = (bound: 'from' | 'to') =>
-  singleQuery(bound)
-    .custom((v) => typeof v === 'string' && instantOf(v, bound) !== null)
-    .withMessage(
-      `${bound} deve ser uma data (AAAA-MM-DD) ou data e hora ISO 8601 com fuso (ex.: 2026-11-01T00:00:00-03:00)`,
-    )
-    .bail()
-    .customSanitizer((v: string) => instantOf(v, bound));
+  dateChecks(
+    singleQuery(bound),
+    bound,
+    dateOrDateTimeProblem,
+    `${bound} deve ser uma data (AAAA-MM-DD) ou data e hora ISO 8601 com fuso (ex.: 2026-11-01T00:00:00-03:00)`,
+  ).customSanitizer((v: string) => instantOf(v, bound));
 
 export const STATEMENT_FORMATS = ['json', 'csv'] as const;
 

@@ -5,7 +5,7 @@ import { body } from 'express-validator';
 import { ConflictError } from '../platform/errors.ts';
 import { validate } from '../platform/validation.ts';
 import { isValidDocument, normalizeDocument } from '../pix/documents.ts';
-import { stripBidiControls } from '../pix/text.ts';
+import { stripFormatChars } from '../pix/text.ts';
 import { emailRule } from '../auth/auth.routes.ts';
 import { userView, type AuthResult } from '../auth/auth.service.ts';
 import { hashPassword } from '../auth/password.ts';
@@ -51,7 +51,7 @@ export function registerRoutes(jwtSecret: string, limiter: RequestHandler): Rout
         .isString()
         .withMessage('name é obrigatório')
         .bail()
-        .customSanitizer(stripBidiControls) // payers read it (BR Code, payload location)
+        .customSanitizer(stripFormatChars) // payers read it (BR Code, payload location)
         .trim()
         .isLength({ min: 2, max: 100 })
         .withMessage('name deve ter entre 2 e 100 caracteres'),

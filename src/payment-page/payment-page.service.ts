@@ -4,6 +4,7 @@ import { isUuid } from '../platform/base.entity.ts';
 import { Charge, type ChargeStatus } from '../charges/charge.entity.ts';
 import { chargeView, type ChargeView } from '../charges/charges.view.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
+import { stripFormatChars } from '../pix/text.ts';
 import * as sql from './payment-page.sql.ts';
 
 // What the page is rendered from; it shows the payer only what it needs (no customer, fee, tracking or other id).
@@ -24,9 +25,11 @@ export async function paymentPage(
   const charge = await em.findOne(Charge, { id }, { populate: ['merchant'] });
   if (!charge) return null;
   const now = deps.clock();
+  const view = chargeView(charge, null, { publicBaseUrl: deps.config.publicBaseUrl, today: saoPauloDate(now) });
+  // stored before format characters were stripped at the door, they would still reach the payer here
   return {
-    charge: chargeView(charge, null, { publicBaseUrl: deps.config.publicBaseUrl, today: saoPauloDate(now) }),
-    merchantName: charge.merchant.name,
+    charge: { ...view, description: stripFormatChars(view.description) },
+    merchantName: stripFormatChars(charge.merchant.name),
     status: effectiveStatus(charge.status, charge.expiresAt, now),
   };
 }

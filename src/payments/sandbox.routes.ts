@@ -3,14 +3,16 @@ import { body } from 'express-validator';
 import type { Services } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { validate } from '../platform/validation.ts';
-import { isCalendarDate } from '../charges/due-date.ts';
+import { calendarDateProblem, dateChecks } from '../platform/dates.ts';
 import { simulatePayment } from './payments.service.ts';
 
 const payRules = [
-  body('date')
-    .optional({ values: 'null' })
-    .custom(isCalendarDate)
-    .withMessage('date deve ser uma data no formato AAAA-MM-DD (o dia do pagamento, America/Sao_Paulo)'),
+  dateChecks(
+    body('date').optional({ values: 'null' }),
+    'date',
+    calendarDateProblem,
+    'date deve ser uma data no formato AAAA-MM-DD (o dia do pagamento, America/Sao_Paulo)',
+  ),
 ];
 
 // /v1/sandbox (only with ACQUIRER=sandbox): simulate what a payer would do.

@@ -1,12 +1,25 @@
-// Text a payer reads (a charge's description in their banking app and on the receipt, the payer and receiver names):
-// free of the characters that reorder what is displayed, and cut where the reader sees a whole character.
+// Text a payer reads (a charge's description in their banking app and on the receipt, the payer and receiver names)
+// and every other text a merchant writes that reaches a payer, a statement or a webhook: free of the characters that
+// change what is displayed without being seen, and cut where the reader sees a whole character.
 
-// Bidirectional formatting characters (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI, LRM, RLM, ALM): an RLO turns
-// "Pedido 123 (reembolso 10%)" into something else on screen ("Trojan Source"). Plain text needs none of them: the
-// Unicode bidirectional algorithm already lays out Arabic or Hebrew from the letters themselves.
-const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/gu;
+/**
+ * Unicode format characters (General_Category Cf) are invisible: bidirectional controls (an RLO turns "Pedido 123
+ * (reembolso 10%)" into something else on screen, "Trojan Source"), zero-width spaces and joiners, the soft hyphen,
+ * the word joiner and BOM, invisible operators, tag characters (which can spell a hidden text) and the like. Two
+ * "identical" descriptions can differ by one of them, and plain text needs none: the bidirectional algorithm lays out
+ * Arabic or Hebrew from the letters themselves. All are removed, with two exceptions that are part of a visible
+ * character (docs/decisions.md):
+ * - ZWJ (U+200D) between two pictographs, as in an emoji ZWJ sequence (👨‍👩‍👧, 🏳️‍🌈, with variation selector or skin tone
+ *   between): without it the family would become three people;
+ * - tag characters inside an emoji flag tag sequence (🏴 + lower-case letters or digits + CANCEL TAG: 🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland).
+ * A ZWJ or ZWNJ anywhere else goes (Persian or Indic text keeps its letters, only an optional joining hint is lost),
+ * and so does the soft hyphen (a line-break hint).
+ */
+const FORMAT_CHARS =
+  /(\p{Extended_Pictographic}(?:\u{FE0E}|\u{FE0F}|\p{Emoji_Modifier})*\u200D(?=\p{Extended_Pictographic}))|(\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,8}\u{E007F})|\p{Cf}/gu;
 
-export const stripBidiControls = (text: string): string => text.replace(BIDI_CONTROLS, '');
+export const stripFormatChars = (text: string): string =>
+  text.replace(FORMAT_CHARS, (_m, emoji?: string, flag?: string) => emoji ?? flag ?? '');
 
 const graphemes = new Intl.Segmenter('pt-BR', { granularity: 'grapheme' });
 const codePoints = (text: string): number => {
@@ -34,5 +47,5 @@ export function truncateText(text: string, max: number): string {
   return out || [...text].slice(0, max).join('');
 }
 
-// What the payer is shown of a text: no bidi controls, at most `max` code points.
-export const payerText = (text: string, max: number): string => truncateText(stripBidiControls(text), max);
+// What the payer is shown of a text: no format characters, at most `max` code points.
+export const payerText = (text: string, max: number): string => truncateText(stripFormatChars(text), max);

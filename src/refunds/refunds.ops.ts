@@ -1,4 +1,5 @@
 import { OpsUsageError, type Command } from '../platform/ops.ts';
+import { dateFlag } from '../platform/dates.ts';
 import { UNMATCHED_STATUSES } from './unmatched-payment.entity.ts';
 import { refundView } from '../charges/charges.view.ts';
 import * as sql from './refunds.sql.ts';
@@ -61,8 +62,8 @@ export const refundCommands: Command[] = [
       limit: { type: 'string', description: 'at most this many, newest first (default 100)' },
     },
     async run({ em }, flags) {
-      const since = flags.since === undefined ? new Date(Date.now() - 30 * 86400_000) : new Date(String(flags.since));
-      if (Number.isNaN(since.getTime())) throw new OpsUsageError('--since must be an ISO 8601 date or date-time');
+      const since =
+        flags.since === undefined ? new Date(Date.now() - 30 * 86400_000) : new Date(dateFlag(flags.since, 'since'));
       const rows = await em.execute<(sql.RefundRow & { txid: string | null })[]>(sql.FAILED_REFUNDS, [
         since,
         limitOf(flags.limit),

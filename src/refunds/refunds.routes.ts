@@ -3,7 +3,7 @@ import { body, matchedData } from 'express-validator';
 import type { Services } from '../platform/services.ts';
 import { idempotencyKeyRule, validate } from '../platform/validation.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { stripBidiControls } from '../pix/text.ts';
+import { stripFormatChars } from '../pix/text.ts';
 import { listRefunds, requestRefund, type RefundInput } from './refunds.service.ts';
 
 // JSON integers only ("100" or 1.5 are refused, not coerced); beyond what a charge can be is the service's 422.
@@ -20,7 +20,7 @@ const refundRules = [
     .isString()
     .withMessage('reason deve ser um texto')
     .bail()
-    .customSanitizer(stripBidiControls) // the payer reads it (the devolução's descricao)
+    .customSanitizer(stripFormatChars) // the payer reads it (the devolução's descricao)
     .trim()
     .isLength({ min: 1, max: 140 })
     .withMessage('reason deve ter de 1 a 140 caracteres'),

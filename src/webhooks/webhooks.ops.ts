@@ -1,6 +1,7 @@
 import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
 import { deliverJob, enqueueMany, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
+import { dateFlag } from '../platform/dates.ts';
 import { REPLAY, REPLAY_CANDIDATES, type ReplayCandidate } from './webhooks.sql.ts';
 import { transactional } from '../platform/transaction.ts';
 
@@ -11,9 +12,7 @@ type Flags = Record<string, string | boolean | undefined>;
 function isoFlag(flags: Flags, name: string): string | undefined {
   const raw = flags[name];
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(Date.parse(raw)))
-    throw new OpsUsageError(`--${name} must be an ISO 8601 date or date-time`);
-  return raw;
+  return dateFlag(raw, name);
 }
 
 // The WHERE clause of the selection; a FAILED status is checked per row so an explicit --delivery can say why it was

@@ -6,6 +6,7 @@ import { isOneOf, listQueryRules, singleQuery, validate } from '../platform/vali
 import { EVENT_CATALOG, EVENT_TYPES, type EventType } from './catalog.ts';
 import { eventSchemas } from './catalog-schemas.ts';
 import { headersProblem } from './webhook-headers.ts';
+import { dateChecks, dateTimeProblem, instantOfDateTime } from '../platform/dates.ts';
 import {
   listDeliveries,
   recoverDeliveries,
@@ -77,15 +78,15 @@ const rateLimitRule = () =>
     .custom((v: unknown) => v === null || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000))
     .withMessage('rateLimit deve ser um inteiro de 1 a 1000 (entregas por segundo), ou null para sem limite');
 
-const ISO_MESSAGE = (name: string) => `${name} deve ser uma data e hora ISO 8601 (ex.: 2026-11-25T00:00:00Z)`;
+const ISO_MESSAGE = (name: string) => `${name} deve ser uma data e hora ISO 8601 com fuso (ex.: 2026-11-25T00:00:00Z)`;
 const isoRule = (name: string, required: boolean) => {
   const chain = body(name);
-  return (required ? chain.exists({ values: 'null' }).withMessage(ISO_MESSAGE(name)).bail() : chain.optional())
-    .isString()
-    .withMessage(ISO_MESSAGE(name))
-    .bail()
-    .isISO8601({ strict: true, strictSeparator: true })
-    .withMessage(ISO_MESSAGE(name));
+  return dateChecks(
+    required ? chain.exists({ values: 'null' }).withMessage(ISO_MESSAGE(name)).bail() : chain.optional(),
+    name,
+    dateTimeProblem,
+    ISO_MESSAGE(name),
+  );
 };
 
 const deliveryListRules = [
@@ -180,8 +181,8 @@ export function webhookRoutes({ config, boss }: Deps): Router {
     ...validate([
       isoRule('since', true),
       isoRule('until', false).custom((until: string, { req }) => {
-        const since = Date.parse(String(req.body?.since));
-        if (!Number.isNaN(since) && Date.parse(until) <= since) throw new Error('until deve ser posterior a since');
+        const since = instantOfDateTime(req.body?.since);
+        if (since && instantOfDateTime(until)! <= since) throw new Error('until deve ser posterior a since');
         return true;
       }),
     ]),

@@ -1,7 +1,7 @@
 import { body } from 'express-validator';
 import { idempotencyKeyRule } from '../platform/validation.ts';
 import { isValidPixKey, normalizePixKey, PIX_KEY_TYPES, type PixKeyType } from '../pix/keys.ts';
-import { stripBidiControls } from '../pix/text.ts';
+import { stripFormatChars } from '../pix/text.ts';
 
 const MAX_AMOUNT = 2_147_483_647; // the amount column is a 32-bit integer
 
@@ -41,7 +41,7 @@ export const createWithdrawalRules = [
     .isString()
     .withMessage('description deve ser um texto')
     .bail()
-    .customSanitizer(stripBidiControls) // the recipient reads it (infoPagador)
+    .customSanitizer(stripFormatChars) // the recipient reads it (infoPagador)
     .isLength({ max: 255 })
     .withMessage('description deve ter no máximo 255 caracteres'),
   idempotencyKeyRule,
