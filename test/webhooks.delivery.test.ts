@@ -279,3 +279,26 @@ test("events are written and enqueued in the caller's transaction: a rollback le
     ['/paid'],
   );
 });
+
+test('a reserved header a webhook stored before it was refused is left out, and the delivery goes through', async (t) => {
+  const r = await receiver();
+  const m = await createMerchant(app);
+  const w = (await m.http.post(PATH, { url: r.url(), headers: { 'X-Tenant': 'loja-1' } })).body.webhook;
+  // as an earlier release let it be stored: with it, every attempt failed on our side (ERR_HTTP_TRAILER_INVALID)
+  await app.orm.em
+    .fork()
+    .execute(`update webhooks set headers = ?::jsonb where id = ?`, [
+      JSON.stringify({ 'X-Tenant': 'loja-1', Trailer: 'X-Checksum', Upgrade: 'h2c' }),
+      w.id,
+    ]);
+  await emit(m.merchantId, 'charge.paid', { n: 1 });
+  const [req] = await r.waitFor(1);
+  t.is(req.headers['x-tenant'], 'loja-1');
+  t.is(req.headers.trailer, undefined);
+  t.is(req.headers.upgrade, undefined);
+  const [row] = await waitUntil(async () => {
+    const rows = await deliveries(w.id);
+    return rows[0]?.status === 'SUCCEEDED' && rows;
+  });
+  t.like(row, { attempts: 1, status_code: 200, success: true });
+});

@@ -19,6 +19,7 @@ import {
 import type { DeliveryOutcome } from './webhooks.metrics.ts';
 import { LOCK_WEBHOOKS, recordFinalFailures, type DisableSettings } from './auto-disable.ts';
 import { reserveSlots } from './rate-limit.ts';
+import { sendableHeaders } from './webhook-headers.ts';
 import { claimProbes, recordOutcomes, unhealthy, type BreakerSettings } from './breaker.ts';
 
 export type DeliverContext = {
@@ -113,7 +114,7 @@ async function attempt(ctx: DeliverContext, recorder: Recorder, { job, row, wait
   const result = keys
     ? await ctx.sender.post(
         row.url,
-        { ...row.headers, ...signedHeaders(keys, row.delivery_id, row.payload, startedAt.getTime()) },
+        { ...sendableHeaders(row.headers), ...signedHeaders(keys, row.delivery_id, row.payload, startedAt.getTime()) },
         row.payload,
       )
     : UNSIGNABLE;
