@@ -589,6 +589,10 @@ export interface paths {
          * @description Delivers the catalogue's example of `event` (see `GET /v1/webhooks/merchant/events`; a fresh `id` and
          *     `createdAt`) as a normal delivery: signed, with your custom headers, logged, retried on failure. No event
          *     happened: it is not in `GET /v1/events` nor in the stream. The webhook must be `ACTIVE` (409).
+         *
+         *     At most 10 test sends per webhook in any minute, counted across every API process: the 11th is 429 with
+         *     `Retry-After` (the seconds until the oldest of them leaves the minute). Enough to try an endpoint, too few to
+         *     fill the delivery daemons with one merchant's tests; your events are never limited.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -3438,6 +3442,28 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description This webhook's 10 test sends of the last minute are spent (`Retry-After`: when the next is allowed), or a
+         *     general limit of TooManyRequests.
+         */
+        TestSendsLimited: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Limite de envios de teste atingido: no máximo 10 por minuto por webhook"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    message?: "Limite de envios de teste atingido: no máximo 10 por minuto por webhook" | "Muitas requisições, tente novamente em instantes";
+                };
+            };
+        };
         /** @description Unexpected failure; no stack trace, the request id to quote to support. */
         InternalError: {
             headers: {
@@ -5367,7 +5393,7 @@ export interface operations {
             409: components["responses"]["DeliveryConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TestSendsLimited"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -8,8 +8,8 @@ import type { PgPool } from '../platform/pg.ts';
  * (WEBHOOK_BREAKER_THRESHOLD, 10; 0 turns the breaker off), with no healthy answer between, open the breaker for a
  * cooldown: while it is open the webhook's deliveries are not sent, each attempt recorded at once as failed
  * (deliver.ts, CIRCUIT_OPEN) and retried on the contract's schedule, instead of holding the daemons' slots until
- * the timeout. When the cooldown ends, one delivery goes as a probe, claimed by one daemon (CLAIM_PROBE; the others
- * keep being held). Any healthy answer (a 2xx, or a 4xx: the endpoint is up), the probe's or a straggler's, closes
+ * the timeout. When the cooldown ends, one delivery goes as a probe, claimed by one daemon (CLAIM_PROBE); the
+ * endpoint's other deliveries wait for its verdict, deferred a second at a time. Any healthy answer (a 2xx, or a 4xx: the endpoint is up), the probe's or a straggler's, closes
  * the breaker (the row is deleted); an unhealthy probe opens it again for twice as long (at most `maxCooldownSeconds`).
  * Ten in a row, not fewer: an endpoint that fails one delivery in five should keep its deliveries (0.2^10).
  *
@@ -18,14 +18,16 @@ import type { PgPool } from '../platform/pg.ts';
  */
 export type BreakerSettings = {
   threshold: number; // unhealthy outcomes in a row that open it (0: never)
-  cooldownSeconds: number; // the first cooldown (5 s x WEBHOOK_RETRY_SCALE); doubled at each unhealthy probe
+  // The first cooldown: 2.5 s x WEBHOOK_RETRY_SCALE, half the first retry's wait, so the first retries of the
+  // deliveries that opened it come after it (one of them is the probe); doubled at each unhealthy probe.
+  cooldownSeconds: number;
   maxCooldownSeconds: number; // 300 s x WEBHOOK_RETRY_SCALE
   probeSeconds: number; // a claimed probe's window: the POST timeout, and a second
 };
 
 export const breakerSettings = (threshold: number, timeoutMs: number, retryScale: number): BreakerSettings => ({
   threshold,
-  cooldownSeconds: 5 * retryScale,
+  cooldownSeconds: 2.5 * retryScale,
   maxCooldownSeconds: 300 * retryScale,
   probeSeconds: timeoutMs / 1000 + 1,
 });

@@ -137,12 +137,16 @@ function record(ctx: DeliverContext, recorder: Recorder, { job, row }: Work, res
 
 type Paced = Work & { wait: number };
 
+// While a probe is out, the other deliveries to its endpoint look again this often.
+const PROBE_RECHECK_SECONDS = 1;
+
 /**
  * When each delivery goes: now, after a wait (its rate-limit slot, rate-limit.ts), later (over its webhook's rate:
  * its job deferred), or not at all (`held`: its webhook's circuit breaker is open, breaker.ts). A held delivery's
  * attempt is recorded at once as failed without a POST, and it goes on along its retry schedule: the contract's
  * schedule still decides when each attempt is due, the breaker only spares the daemons' slots the POSTs to an
- * endpoint that has stopped answering. A breaker past its cooldown lets one probe through, to the daemon that claims it.
+ * endpoint that has stopped answering. A breaker past its cooldown lets one probe through, to the daemon that claims
+ * it; the endpoint's other deliveries are deferred meanwhile, so a probe that succeeds lets them all go at once.
  */
 async function pace(ctx: DeliverContext, work: Work[]): Promise<{ now: Paced[]; later: Paced[]; held: Work[] }> {
   const now: Paced[] = [];
@@ -159,10 +163,11 @@ async function pace(ctx: DeliverContext, work: Work[]): Promise<{ now: Paced[]; 
   }
   if (probing.size > 0) {
     const claimed = await claimProbes(ctx.db, [...probing.keys()], ctx.breaker);
+    // the others wait for the probe's verdict, their jobs deferred (no attempt counted): a success lets them through
     for (const [webhookId, list] of probing) {
       const probe = claimed.has(webhookId) ? list.shift() : undefined;
       if (probe) now.push({ ...probe, wait: 0 });
-      held.push(...list);
+      for (const w of list) later.push({ ...w, wait: PROBE_RECHECK_SECONDS });
     }
   }
   if (limited.size === 0) return { now, later, held };
@@ -178,8 +183,8 @@ async function pace(ctx: DeliverContext, work: Work[]): Promise<{ now: Paced[]; 
   return { now, later, held };
 }
 
-// Deliveries over their webhook's rate: the same attempt, re-enqueued for when its slot would come (nothing recorded
-// but the time of that next attempt, which the delivery log shows as nextAttemptAt).
+// Deliveries deferred (over their webhook's rate, or waiting for a probe): the same attempt, re-enqueued for later
+// (nothing recorded but the time of that next attempt, which the delivery log shows as nextAttemptAt).
 async function defer(ctx: DeliverContext, later: Paced[]): Promise<void> {
   if (later.length === 0) return;
   await ctx.db.transaction(async (query, jobs) => {
@@ -255,12 +260,13 @@ function attemptRecorder(ctx: DeliverContext): Recorder {
     const batch = pending;
     pending = [];
     const attempts = batch.map((p) => p.attempt);
+    // the breakers are updated before the jobs are finished, so the next delivery to that endpoint sees them
     recordAttempts(ctx, attempts).then(
-      () => {
+      async () => {
+        await updateBreakers(ctx, attempts);
         for (const p of batch) p.done.resolve();
         countOutcomes(ctx, attempts);
         logFailures(ctx, attempts);
-        void updateBreakers(ctx, attempts);
       },
       (err: unknown) => {
         for (const p of batch) p.done.reject(err);
