@@ -1,5 +1,5 @@
 // `npm run bench`: every scenario in one run on one machine, one table, bench/results/latest.json.
-// Each scenario also runs alone: node bench/<charges|latency|knee|deliveries|listing|startup>.ts.
+// Each scenario also runs alone: node bench/<charges|latency|knee|deliveries|listing|startup|fairness>.ts.
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDatabase, root } from './lib/stack.ts';
@@ -10,6 +10,7 @@ import { benchKnee } from './knee.ts';
 import { benchDeliveries } from './deliveries.ts';
 import { benchListing } from './listing.ts';
 import { benchStartup } from './startup.ts';
+import { benchFairness } from './fairness.ts';
 
 const rows: Row[] = [];
 const scenarios: [string, (db: Awaited<ReturnType<typeof startDatabase>>) => Promise<Row[]>][] = [
@@ -31,6 +32,7 @@ const scenarios: [string, (db: Awaited<ReturnType<typeof startDatabase>>) => Pro
   ],
   ['c', (db) => benchDeliveries(db)],
   ['d', (db) => benchListing(db)],
+  ['f', (db) => benchFairness(db)],
 ];
 for (const [name, run] of scenarios) {
   const db = await startDatabase(`pix_bench_${name}_${process.pid}`); // a fresh database per scenario
