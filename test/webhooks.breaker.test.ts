@@ -6,7 +6,7 @@ import { recordEvent } from '../src/webhooks/events.ts';
 import { TEST_SENDS_LIMITED, TEST_SENDS_PER_MINUTE } from '../src/webhooks/deliveries.service.ts';
 
 // The per-endpoint circuit breaker (src/webhooks/breaker.ts) and the cap on test sends (issue 31). One daemon; a
-// merchant's deliveries go one at a time (WEBHOOK_MERCHANT_CONCURRENCY=1), so their order is the order of the events,
+// merchant's deliveries go one at a time (WEBHOOK_CONCURRENCY=1), so their order is the order of the events,
 // and 3 unhealthy outcomes in a row open a breaker for 2.5 s (the real schedule: WEBHOOK_RETRY_SCALE=1).
 let app: TestApp;
 let stopDaemon: () => Promise<void>;
@@ -14,7 +14,7 @@ const receivers: Receiver[] = [];
 test.before(async () => {
   app = await startTestApp();
   stopDaemon = await startBackground(app, 'webhooks', {
-    WEBHOOK_MERCHANT_CONCURRENCY: '1',
+    WEBHOOK_CONCURRENCY: '1',
     WEBHOOK_BREAKER_THRESHOLD: '3',
     WEBHOOK_TIMEOUT_MS: '500',
   });

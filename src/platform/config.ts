@@ -183,8 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'a
     webhookRetryScale: num(env, 'WEBHOOK_RETRY_SCALE', 1),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1),
-    // a merchant's deliveries in flight at once, across every daemon: a merchant whose endpoint hangs holds at most
-    // these slots, and the others' deliveries go beside it (src/platform/slot-worker.ts)
+    // a merchant with this many deliveries in flight across every daemon gets none of the slots each daemon reserves
+    // (a quarter) for the others: a merchant whose endpoint hangs never holds them all (src/platform/slot-worker.ts)
     webhookMerchantConcurrency: int(env, 'WEBHOOK_MERCHANT_CONCURRENCY', 32, 1),
     // unhealthy outcomes in a row (no answer, 5xx, 429) that open an endpoint's circuit breaker; 0: never
     // (src/webhooks/breaker.ts)

@@ -7,26 +7,37 @@ import { HEARTBEAT_SECONDS, type Queue } from './queue.ts';
  * only once the whole batch is done, so one job that waits for a receiver hanging until its timeout holds every slot
  * of its batch. Here each job holds one slot, and only until its own work is done:
  *
- * - a fetch takes as many jobs as slots are free, with `groupConcurrency` (pg-boss counts each group's active jobs in
- *   the database, so the cap holds across every process: a merchant's deliveries can hold at most that many slots of
- *   all daemons together, and the fetch passes over its jobs beyond it to the next group's);
  * - the handler settles each job on its own (`finish`); its slot is free at once, and its completion (or failure, for
- *   pg-boss to retry) joins those settled within the same few milliseconds in one statement;
- * - the jobs held are kept alive by one heartbeat statement every HEARTBEAT_SECONDS / 2; a process that dies stops
- *   refreshing them, and a supervisor retries them (queue.ts, crash recovery);
+ *   pg-boss to retry) joins those settled within the same few milliseconds in one statement, unless the handler
+ *   completed it in its own transaction;
+ * - most slots are open: a fetch fills them first come, first served (a plain pg-boss fetch, in queue order). The
+ *   `reserved` ones go only to groups (merchants) with fewer than `groupLimit` jobs active across every process,
+ *   counted by pg-boss in the database: whatever one group's jobs do, another's always find a slot. A lone group
+ *   still uses every open slot of every process (its throughput is not capped);
  * - it fetches when woken (a NOTIFY for the queue, a due retry, the poll) and whenever at least `minFetch` slots have
- *   come free since jobs were last found: a backlog is drained in fetches of a useful size.
+ *   come free: a backlog is drained in fetches of a useful size. A reserved fetch passes over the jobs of the groups at
+ *   their limit, reading each of them, so after one that found nothing it waits for the next wake-up (new jobs, the
+ *   poll) rather than run again at every completion;
+ * - the jobs held are kept alive by one heartbeat statement every HEARTBEAT_SECONDS / 2; a process that dies stops
+ *   refreshing them, and a supervisor retries them (queue.ts, crash recovery).
  */
 export type SlotWorkerOptions = {
   capacity: number; // slots of this process
-  // Active jobs per group, across every process. pg-boss counts a group's active jobs as its fetch starts, so two
-  // fetches at once would each see the other's claims as not yet taken: `fetchIn` runs each fetch in a transaction
-  // that first takes a lock every process of the queue shares (FETCH_LOCK), so a fetch sees all claims before it.
-  groupConcurrency?: { limit: number; fetchIn: <R>(fetch: (db: Db) => Promise<R>) => Promise<R> };
   minFetch: number; // free slots worth a fetch while jobs are running
   pollSeconds: () => number; // fetch at least this often (retries and a lost NOTIFY wake nobody)
+  reserved?: {
+    slots: number; // of `capacity`
+    groupLimit: number; // a group with this many jobs active across every process gets no reserved slot
+    // pg-boss counts a group's active jobs as its fetch starts, so two reserved fetches at once would each see the
+    // other's claims as not yet taken: each runs in a transaction that first takes a lock every process of the queue
+    // shares (FETCH_LOCK), and so sees every claim made before it.
+    fetchIn: <R>(fetch: (db: Db) => Promise<R>) => Promise<R>;
+  };
 };
-export type Finish<T> = (jobs: Job<T>[], err?: unknown) => void;
+// How a job's work ended: done (the worker completes it), done and completed by the handler in its own transaction
+// (with what it wrote: one commit), or failed (pg-boss retries it).
+export type Outcome = 'done' | 'completed' | { failed: unknown };
+export type Finish<T> = (jobs: Job<T>[], outcome?: Outcome) => void;
 // Starts the work of `jobs`; calls `finish` for each exactly once (a throw or rejection fails those not yet finished).
 export type SlotHandler<T> = (jobs: Job<T>[], finish: Finish<T>) => Promise<void>;
 export type SlotWorker = {
@@ -37,7 +48,7 @@ export type SlotWorker = {
 
 const SETTLE_WINDOW_MS = 5;
 
-// The lock that serialises the fetches of one queue (groupConcurrency), in the fetch's own transaction.
+// The lock that serialises the reserved fetches of one queue, in the fetch's own transaction.
 export const FETCH_LOCK = `
   select pg_advisory_xact_lock(hashtextextended('pix:slot-fetch:' || $1::text, 0))`;
 
@@ -48,9 +59,12 @@ export function startSlotWorker<T extends object>(
   handle: SlotHandler<T>,
   logger: Logger,
 ): SlotWorker {
+  const reserved = opts.reserved ? Math.min(opts.reserved.slots, opts.capacity) : 0;
   const held = new Map<string, Job<T>>();
   let stopping = false;
-  let wanted = true; // jobs may be waiting: fetch as soon as a slot is free
+  let woken = true; // a wake-up (NOTIFY, poll, timer): new jobs may be waiting, of any group
+  let drained = false; // slots came free: the backlog found before may go on
+  let reserveIdle = false; // the last reserved fetch found nothing: no more until a wake-up
   let freedSince = 0; // slots freed since the last fetch
   let signal: (() => void) | null = null;
   const nudge = () => signal?.();
@@ -58,22 +72,37 @@ export function startSlotWorker<T extends object>(
   const settle = settler(boss, queue, logger);
   // A finished job's slot is free at once; the fetch it may call for waits for its completion to commit, since
   // until then pg-boss still counts the job among its group's active ones.
-  const finish: Finish<T> = (jobs, err) => {
+  const finish: Finish<T> = (jobs, outcome = 'done') => {
     const mine = jobs.filter((j) => held.delete(j.id));
     if (mine.length === 0) return;
-    void settle(mine, err).then(() => {
+    const settled =
+      outcome === 'completed' ? Promise.resolve() : settle(mine, outcome === 'done' ? undefined : outcome.failed);
+    void settled.then(() => {
       freedSince += mine.length;
-      if (wanted || freedSince >= opts.minFetch || held.size === 0) {
-        wanted = true;
+      if (freedSince >= opts.minFetch || held.size === 0) {
+        drained = true;
         nudge();
       }
     });
   };
-  const run = (jobs: Job<T>[]) =>
-    handle(jobs, finish).catch((err: unknown) => {
+  const start = (jobs: Job<T>[]) => {
+    if (jobs.length === 0) return;
+    for (const job of jobs) held.set(job.id, job);
+    void handle(jobs, finish).catch((err: unknown) => {
       logger.error({ err, queue }, 'slot worker handler failed');
-      finish(jobs, err);
+      finish(jobs, { failed: err });
     });
+  };
+  const fetch = async (size: number, reserve: boolean): Promise<Job<T>[]> => {
+    try {
+      if (!reserve || !opts.reserved) return await boss.fetch<T>(queue, { batchSize: size });
+      const { groupLimit, fetchIn } = opts.reserved;
+      return await fetchIn((db) => boss.fetch<T>(queue, { batchSize: size, groupConcurrency: groupLimit, db }));
+    } catch (err) {
+      logger.warn({ err, queue }, 'fetch failed');
+      return [];
+    }
+  };
 
   const heartbeat = setInterval(
     () => {
@@ -86,30 +115,32 @@ export function startSlotWorker<T extends object>(
 
   const loop = (async () => {
     while (!stopping) {
-      const free = opts.capacity - held.size;
-      if (wanted && free > 0) {
-        wanted = false;
+      if (woken || drained) {
+        const wake = woken;
+        woken = drained = false;
         freedSince = 0;
-        const size = fetchSize(free, opts.minFetch);
-        let jobs: Job<T>[] = [];
-        try {
-          const group = opts.groupConcurrency;
-          jobs = group
-            ? await group.fetchIn((db) => boss.fetch<T>(queue, { batchSize: size, groupConcurrency: group.limit, db }))
-            : await boss.fetch<T>(queue, { batchSize: size });
-        } catch (err) {
-          logger.warn({ err, queue }, 'fetch failed');
+        if (wake) reserveIdle = false;
+        // the open slots, first come, first served; then the reserved ones (and any open one left), if jobs remain
+        const open = opts.capacity - held.size - reserved;
+        let more = open <= 0;
+        if (open > 0) {
+          const size = fetchSize(open, opts.minFetch);
+          const jobs = await fetch(size, false);
+          start(jobs);
+          more = jobs.length === size;
         }
-        if (jobs.length > 0) {
-          for (const job of jobs) held.set(job.id, job);
-          void run(jobs);
-          if (jobs.length === size) wanted = true; // a full fetch: more may wait
-        }
-        if (wanted) continue;
+        const free = opts.capacity - held.size;
+        if (more && free > 0 && reserved > 0 && !reserveIdle) {
+          const jobs = await fetch(free, true);
+          start(jobs);
+          reserveIdle = jobs.length === 0;
+          if (jobs.length === free) woken = true; // filled: more may wait
+        } else if (more && open > 0) drained = true; // a full open fetch: more may wait
+        if (woken || drained) continue;
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
-          wanted = true;
+          woken = true;
           resolve();
         }, opts.pollSeconds() * 1000);
         signal = () => {
@@ -123,7 +154,7 @@ export function startSlotWorker<T extends object>(
 
   return {
     wake() {
-      wanted = true;
+      woken = true;
       nudge();
     },
     get held() {

@@ -9,7 +9,7 @@ import type { PgPool } from '../platform/pg.ts';
  * cooldown: while it is open the webhook's deliveries are not sent, each attempt recorded at once as failed
  * (deliver.ts, CIRCUIT_OPEN) and retried on the contract's schedule, instead of holding the daemons' slots until
  * the timeout. When the cooldown ends, one delivery goes as a probe, claimed by one daemon (CLAIM_PROBE); the
- * endpoint's other deliveries wait for its verdict, deferred a second at a time. Any healthy answer (a 2xx, or a 4xx: the endpoint is up), the probe's or a straggler's, closes
+ * endpoint's other deliveries wait for its verdict, deferred a second (x WEBHOOK_RETRY_SCALE) at a time. Any healthy answer (a 2xx, or a 4xx: the endpoint is up), the probe's or a straggler's, closes
  * the breaker (the row is deleted); an unhealthy probe opens it again for twice as long (at most `maxCooldownSeconds`).
  * Ten in a row, not fewer: an endpoint that fails one delivery in five should keep its deliveries (0.2^10).
  *

@@ -22,8 +22,9 @@ export type DaemonDeps = { config: Config; boss: PgBoss; logger: Logger };
 
 /**
  * The webhook delivery daemon (apps/webhooks). Its WEBHOOK_CONCURRENCY slots are worked one by one (slot-worker.ts):
- * a delivery holds a slot only while its own POST runs, and a merchant's deliveries hold at most
- * WEBHOOK_MERCHANT_CONCURRENCY slots of all daemons together, so an endpoint that hangs delays no one else. New jobs
+ * a delivery holds a slot only while its own POST runs. A quarter of them are reserved for merchants with fewer than
+ * WEBHOOK_MERCHANT_CONCURRENCY deliveries in flight across every daemon, so an endpoint that hangs, or a backlog of
+ * one merchant, delays no one else; the others go first come, first served (a lone merchant uses them all). New jobs
  * wake it through LISTEN/NOTIFY within milliseconds of their commit; polling is only the backstop. Future-dated
  * retries send no NOTIFY, hence the wake-up timers. Returns its stop function: no new fetch, then the POSTs in flight
  * end (or are left to a supervisor's retry after STOP_TIMEOUT_MS).
@@ -73,16 +74,17 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
     QUEUES.webhookDeliver,
     {
       capacity,
-      groupConcurrency: {
-        limit: config.webhookMerchantConcurrency,
+      minFetch: Math.max(1, Math.floor(capacity / 8)),
+      pollSeconds: () => (listener.up ? RECOVERY_POLL_SECONDS : 1),
+      reserved: {
+        slots: Math.ceil(capacity / 4),
+        groupLimit: config.webhookMerchantConcurrency,
         fetchIn: (fetch) =>
           db.transaction(async (query, jobs) => {
             await query(FETCH_LOCK, [QUEUES.webhookDeliver]);
             return fetch(jobs);
           }),
       },
-      minFetch: Math.max(1, Math.floor(capacity / 8)),
-      pollSeconds: () => (listener.up ? RECOVERY_POLL_SECONDS : 1),
     },
     (jobs, finish) => deliverBatch(ctx, jobs, finish),
     logger,

@@ -71,13 +71,18 @@ export async function deliverBatch(
   }
   finish(idle);
   const steps: Promise<void>[] = [];
-  const step = (work: Work[], run: () => Promise<void>) => {
+  // `completes`: the run completes its jobs itself, in the transaction that records their attempts
+  const step = (work: Work[], run: () => Promise<void>, completes = false) => {
     const p = run().then(
-      () => finish(work.map((w) => w.job)),
+      () =>
+        finish(
+          work.map((w) => w.job),
+          completes ? 'completed' : 'done',
+        ),
       (err: unknown) => {
         finish(
           work.map((w) => w.job),
-          err,
+          { failed: err },
         );
         throw err;
       },
@@ -90,8 +95,8 @@ export async function deliverBatch(
   const { now, later, held } = await pace(ctx, toSend);
   await step(later, () => defer(ctx, later)); // before the POSTs: a slow receiver must not hold their new jobs back
   const recorder = recorderOf(ctx);
-  for (const w of held) void step([w], () => record(ctx, recorder, w, CIRCUIT_OPEN, new Date()));
-  for (const w of now) void step([w], () => attempt(ctx, recorder, w)); // all settled below
+  for (const w of held) void step([w], () => record(ctx, recorder, w, CIRCUIT_OPEN, new Date()), true);
+  for (const w of now) void step([w], () => attempt(ctx, recorder, w), true); // all settled below
   const failed = (await Promise.allSettled(steps)).find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
 }
@@ -126,6 +131,7 @@ function record(ctx: DeliverContext, recorder: Recorder, { job, row }: Work, res
   const step = job.data.step + 1;
   const delay = result.success ? null : nextRetryDelay(step, ctx.retryScale, result.retryAfterSeconds);
   return recorder.add({
+    job,
     row,
     result,
     startedAt,
@@ -137,7 +143,7 @@ function record(ctx: DeliverContext, recorder: Recorder, { job, row }: Work, res
 
 type Paced = Work & { wait: number };
 
-// While a probe is out, the other deliveries to its endpoint look again this often.
+// While a probe is out, the other deliveries to its endpoint look again this often (x WEBHOOK_RETRY_SCALE).
 const PROBE_RECHECK_SECONDS = 1;
 
 /**
@@ -167,7 +173,7 @@ async function pace(ctx: DeliverContext, work: Work[]): Promise<{ now: Paced[]; 
     for (const [webhookId, list] of probing) {
       const probe = claimed.has(webhookId) ? list.shift() : undefined;
       if (probe) now.push({ ...probe, wait: 0 });
-      for (const w of list) later.push({ ...w, wait: PROBE_RECHECK_SECONDS });
+      for (const w of list) later.push({ ...w, wait: PROBE_RECHECK_SECONDS * ctx.retryScale });
     }
   }
   if (limited.size === 0) return { now, later, held };
@@ -338,6 +344,7 @@ function logFailures(ctx: DeliverContext, attempts: Attempt[]) {
 
 // One POST's outcome, ready to record: `delay` is the wait before the next attempt (null when none follows).
 type Attempt = {
+  job: Job<DeliverJob>;
   row: DeliveryRow;
   result: AttemptResult;
   startedAt: Date;
@@ -369,10 +376,8 @@ async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): Promise
   ];
   const retries = attempts.filter((a) => a.status === 'PENDING');
   const finals = attempts.filter((a) => a.status === 'FAILED');
-  if (retries.length === 0 && finals.length === 0) {
-    await ctx.db.query(RECORD_ATTEMPTS, params);
-    return;
-  }
+  // The attempts' jobs are completed in the same transaction: one commit, and no window where an attempt is recorded
+  // but its job still looks active to the fetches (a merchant's share counts active jobs).
   const { next, disabled } = await ctx.db.transaction(async (query, jobs) => {
     // Final failures update their webhooks (auto-disable.ts): every webhook of the batch is locked first, in id order.
     if (finals.length > 0) await query(LOCK_WEBHOOKS, [[...new Set(attempts.map((a) => a.row.webhook_id))]]);
@@ -382,7 +387,7 @@ async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): Promise
       .map((a) =>
         deliverJob(a.row.merchant_id, { id: a.row.id, attempt: a.row.attempts + 1, step: a.step }, seconds(a.delay!)),
       );
-    await enqueueMany(ctx.boss, jobs, QUEUES.webhookDeliver, due);
+    if (due.length) await enqueueMany(ctx.boss, jobs, QUEUES.webhookDeliver, due);
     const ended = attempts.filter((a) => moved.has(a.row.id) && a.status !== 'PENDING');
     const off = finals.length
       ? await recordFinalFailures(
@@ -395,6 +400,12 @@ async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): Promise
           ctx.disable,
         )
       : [];
+    await ctx.boss.complete(
+      QUEUES.webhookDeliver,
+      attempts.map((a) => a.job),
+      undefined,
+      { db: jobs },
+    );
     return { next: due, disabled: off };
   });
   for (const { startAfter } of next) ctx.wakeAfter(startAfter ?? 0);
