@@ -3,10 +3,11 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/support/procs.ts';
 import { startReceiver, type Receiver } from '../../test/support/receiver.ts';
+import { startRelay } from '../../test/support/relay.ts';
 import type { TestApp } from '../../test/support/app.ts';
 import { trigger, verifyWebhook, EVENT_NAMES, type PixClient } from '../src/index.ts';
 import { integrator, startService } from './support.ts';
@@ -107,32 +108,9 @@ test('listen forwards the events asked for, signed with the secret it printed, t
 
 // A TCP relay to the API that can drop every connection and refuse new ones for a while: a network outage.
 async function relay(target: string) {
-  const { hostname, port } = new URL(target);
-  const sockets = new Set<Socket>();
-  let down = false;
-  const server = createServer((socket) => {
-    if (down) return void socket.destroy();
-    const upstream = connect(Number(port), hostname);
-    for (const s of [socket, upstream]) {
-      sockets.add(s);
-      s.on('error', () => {});
-      s.on('close', () => (sockets.delete(s), socket.destroy(), upstream.destroy()));
-    }
-    socket.pipe(upstream).pipe(socket);
-  }).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  cleanups.push(() => {
-    for (const s of sockets) s.destroy();
-    return new Promise((r) => server.close(r));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    cut() {
-      down = true;
-      for (const s of sockets) s.destroy();
-    },
-    restore: () => void (down = false),
-  };
+  const r = await startRelay(new URL(target));
+  cleanups.push(r.close);
+  return { url: `http://127.0.0.1:${r.port}`, cut: r.cut, restore: r.restore };
 }
 
 test('listen resumes after a dropped connection with Last-Event-ID: the event of the outage arrives, none twice', async (t) => {
