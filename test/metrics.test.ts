@@ -209,7 +209,8 @@ test('/readyz answers 503 naming what failed when the database hangs or nothing 
     [hung.status, hung.body],
     [503, { status: 'unavailable', checks: { database: 'failed', queue: 'failed' } }],
   );
-  t.true(Date.now() - started < 4000, 'bounded by the readiness timeout');
+  // bounded by the readiness timeout (1.5 s; without it the request would hang): far below this on a loaded machine
+  t.true(Date.now() - started < 15_000, 'bounded by the readiness timeout');
   const metrics = await scrape(`${broken.baseUrl}/metrics`);
   t.is(metrics.status, 200, 'a scrape still answers, without the database gauges');
   t.is(sample(metrics.text, 'pix_scrape_up', { collector: 'queues' }), 0);
@@ -219,6 +220,6 @@ test('/readyz answers 503 naming what failed when the database hangs or nothing 
   started = Date.now();
   const refused = await http.get('/readyz');
   t.deepEqual([refused.status, refused.body.checks], [503, { database: 'failed', queue: 'failed' }]);
-  t.true(Date.now() - started < 4000);
+  t.true(Date.now() - started < 15_000);
   t.deepEqual([(await http.get('/healthz')).status, (await http.get('/healthz')).body], [200, { status: 'ok' }]);
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // pix-payments: `listen` forwards your events to a local URL, signed; `trigger` makes the sandbox produce one.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createPixClient } from './client.ts';
 import { EVENT_NAMES, isEventName, type EventName } from './events.ts';
@@ -21,12 +22,26 @@ Usage:
       Makes the sandbox produce <event>:
 ${EVENT_NAMES.map((e) => `        ${e.padEnd(28)} ${RECIPES[e].does}`).join('\n')}
 
-Options:
-  --token <jwt or lk_ key>   or PIX_TOKEN
-  --base-url <url>           or PIX_BASE_URL (default http://localhost:3000)
+Credentials and options:
+  PIX_TOKEN=<jwt or lk_ key>   the credential (--token <...> works too, but shows in \`ps\`)
+  --base-url <url>             or PIX_BASE_URL (default http://localhost:3000): https, or http to this machine only
   --help, --version`;
 
 class UsageError extends Error {}
+
+// Plain http carries the credential in clear: only to this machine (localhost, 127.0.0.0/8, ::1), where it never
+// crosses a network. Anything else must be https.
+function checkBaseUrl(value: string): void {
+  if (!URL.canParse(value)) throw new UsageError(`--base-url is not a URL: ${value}`);
+  const { protocol, hostname } = new URL(value); // lower-cased, IPv4 in dotted decimal (127.1 is 127.0.0.1)
+  if (protocol === 'https:') return;
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  const loopback = host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+  if (protocol === 'http:' && loopback) return;
+  throw new UsageError(
+    `refuses to send your credential to ${value} in clear: use https (plain http only to localhost, 127.0.0.0/8 or [::1])`,
+  );
+}
 
 function eventList(value: string | undefined): EventName[] {
   const names = (value ?? '')
@@ -57,8 +72,11 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (values.help || !command) return (console.log(USAGE), values.help ? 0 : 2);
   const token = values.token ?? env.PIX_TOKEN;
   const baseUrl = values['base-url'] ?? env.PIX_BASE_URL ?? 'http://localhost:3000';
-  if (!token) throw new UsageError('no credential: pass --token or set PIX_TOKEN (a JWT or an lk_ API key)');
-  if (!URL.canParse(baseUrl)) throw new UsageError(`--base-url is not a URL: ${baseUrl}`);
+  if (!token) throw new UsageError('no credential: set PIX_TOKEN (a JWT or an lk_ API key)');
+  checkBaseUrl(baseUrl);
+  // as `docker login --password` does: still accepted, but every user of the machine can read a command line
+  if (values.token !== undefined)
+    console.error('pix-payments: warning: --token shows in `ps` to every user of this machine; set PIX_TOKEN instead');
 
   if (command === 'listen') {
     const forwardTo = values['forward-to'];

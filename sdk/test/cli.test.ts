@@ -2,9 +2,12 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, connect, type Socket } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../test/support/procs.ts';
 import { startReceiver, type Receiver } from '../../test/support/receiver.ts';
+import { startRelay } from '../../test/support/relay.ts';
 import type { TestApp } from '../../test/support/app.ts';
 import { trigger, verifyWebhook, EVENT_NAMES, type PixClient } from '../src/index.ts';
 import { integrator, startService } from './support.ts';
@@ -105,32 +108,9 @@ test('listen forwards the events asked for, signed with the secret it printed, t
 
 // A TCP relay to the API that can drop every connection and refuse new ones for a while: a network outage.
 async function relay(target: string) {
-  const { hostname, port } = new URL(target);
-  const sockets = new Set<Socket>();
-  let down = false;
-  const server = createServer((socket) => {
-    if (down) return void socket.destroy();
-    const upstream = connect(Number(port), hostname);
-    for (const s of [socket, upstream]) {
-      sockets.add(s);
-      s.on('error', () => {});
-      s.on('close', () => (sockets.delete(s), socket.destroy(), upstream.destroy()));
-    }
-    socket.pipe(upstream).pipe(socket);
-  }).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  cleanups.push(() => {
-    for (const s of sockets) s.destroy();
-    return new Promise((r) => server.close(r));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    cut() {
-      down = true;
-      for (const s of sockets) s.destroy();
-    },
-    restore: () => void (down = false),
-  };
+  const r = await startRelay(new URL(target));
+  cleanups.push(r.close);
+  return { url: `http://127.0.0.1:${r.port}`, cut: r.cut, restore: r.restore };
 }
 
 test('listen resumes after a dropped connection with Last-Event-ID: the event of the outage arrives, none twice', async (t) => {
@@ -174,6 +154,8 @@ test('trigger charge.paid creates a charge and pays it in the sandbox; the API r
   const { pix, apiKey } = await integrator(app);
   const run = cli(['trigger', 'charge.paid', '--token', apiKey, '--base-url', app.baseUrl]);
   t.is(await run.exited, 0, run.err);
+  // still accepted, with a warning: a command line is readable by every user of the machine
+  t.regex(run.err, /warning: --token shows in `ps`.*PIX_TOKEN/s);
   const [, eventId] = run.out.match(/Triggered charge\.paid: event ([0-9a-f-]{36})/)!;
   const { event } = (await pix.GET('/v1/events/{id}', { params: { path: { id: eventId } } })).data!;
   if (event.event !== 'charge.paid') return t.fail(event.event);
@@ -211,4 +193,89 @@ test('trigger produces each event the sandbox can; infraction.refund_completed i
   });
   t.is(await refused.exited, 1);
   t.regex(refused.err, /Chave de API inválida/);
+});
+
+// An HTTP proxy on 127.0.0.1 that the CLI's fetch goes through (NODE_USE_ENV_PROXY, HTTP(S)_PROXY): what the CLI would
+// send to another host comes here, so a test sees it and nothing leaves the machine (the proxy resolves no name).
+// Node tunnels plain http too (CONNECT host:80): the tunnel is answered, and the request read in clear; an https
+// tunnel (host:443) is refused, only its CONNECT seen.
+async function proxy() {
+  const tunnels: string[] = [];
+  const requests: { host?: string; url?: string; authorization?: string }[] = [];
+  const origin = createHttpServer((req, res) => {
+    requests.push({ host: req.headers.host, url: req.url, authorization: req.headers.authorization });
+    res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"proxy"}');
+  });
+  const server = createHttpServer((req, res) => {
+    requests.push({ host: req.headers.host, url: req.url, authorization: req.headers.authorization });
+    res.writeHead(502).end();
+  });
+  server.on('connect', (req, socket: Socket) => {
+    tunnels.push(req.url ?? '');
+    socket.on('error', () => {});
+    if (req.url?.endsWith(':443')) return void socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    origin.emit('connection', socket);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanups.push(() => {
+    server.closeAllConnections();
+    origin.closeAllConnections();
+    return new Promise((r) => server.close(r));
+  });
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return { tunnels, requests, env: { NODE_USE_ENV_PROXY: '1', HTTP_PROXY: url, HTTPS_PROXY: url } };
+}
+
+test('the CLI never sends its credential over plain http to a host that is not loopback; https goes', async (t) => {
+  const seen = await proxy();
+  const token = 'lk_segredo_que_nao_pode_vazar';
+  for (const baseUrl of [
+    'http://pix.example.test',
+    'http://pix.example.test:3000/',
+    'HTTP://API.EXAMPLE.TEST',
+    'http://10.0.0.7:3000',
+    'http://192.168.0.10',
+    'http://localhost.example.test',
+    'http://127.0.0.1.nip.io',
+    'http://[::ffff:a00:7]',
+    'ftp://pix.example.test',
+  ]) {
+    for (const run of [
+      cli(['trigger', 'charge.paid'], { ...seen.env, PIX_TOKEN: token, PIX_BASE_URL: baseUrl }),
+      cli(['listen', '--forward-to', 'http://127.0.0.1:9/', '--base-url', baseUrl], { ...seen.env, PIX_TOKEN: token }),
+    ]) {
+      t.is(await run.exited, 2, `${baseUrl}: ${run.err}`);
+      t.regex(run.err, /refuses to send your credential .* use https/, baseUrl);
+    }
+  }
+  t.deepEqual(seen.tunnels, [], 'not a connection was attempted');
+  t.deepEqual(seen.requests, []);
+
+  // https to the same host is what the CLI is for: it goes (and the proxy refuses the tunnel)
+  const https = cli(['trigger', 'charge.paid'], {
+    ...seen.env,
+    PIX_TOKEN: token,
+    PIX_BASE_URL: 'https://pix.example.test',
+  });
+  t.is(await https.exited, 1, https.err);
+  t.true(seen.tunnels.includes('pix.example.test:443'), seen.tunnels.join());
+  t.deepEqual(seen.requests, []);
+});
+
+test('plain http is accepted to loopback: localhost, 127.0.0.0/8 and ::1', async (t) => {
+  // the API, reached by name: its 401 for an unknown key proves the request arrived
+  const { port } = new URL(app.baseUrl);
+  const local = cli(['trigger', 'charge.paid'], { PIX_TOKEN: 'lk_nope', PIX_BASE_URL: `http://LocalHost:${port}` });
+  t.is(await local.exited, 1, local.err);
+  t.regex(local.err, /HTTP 401 Chave de API inválida/);
+  t.notRegex(local.err, /warning/, 'PIX_TOKEN draws no warning');
+  // elsewhere on loopback nothing listens: the attempt is made (connection refused), not refused by the CLI
+  const free = await freePort();
+  for (const baseUrl of [`http://127.0.0.1:${free}`, `http://127.45.6.7:${free}`, `http://[::1]:${free}`]) {
+    const run = cli(['trigger', 'charge.paid'], { PIX_TOKEN: 'lk_nope', PIX_BASE_URL: baseUrl });
+    t.is(await run.exited, 1, `${baseUrl}: ${run.err}`);
+    t.regex(run.err, /ECONNREFUSED/, baseUrl);
+  }
 });

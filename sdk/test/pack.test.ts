@@ -3,7 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startReceiver } from '../../test/support/receiver.ts';
@@ -15,8 +15,10 @@ import { integrator, startService } from './support.ts';
 const run = promisify(execFile);
 const sdk = fileURLToPath(new URL('..', import.meta.url));
 const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
-const NODE20 = '/usr/bin/node'; // Debian's
-const PATH20 = `/usr/local/bin:/usr/bin:/bin`; // `#!/usr/bin/env node` finds Debian's node, as on a fresh machine
+// the Node that runs npm (the README asks for ≥ 20: Debian's, nvm's, Homebrew's…), not the project's own Node 24
+const NODE20 = process.env.npm_node_execpath || '/usr/bin/node';
+// `#!/usr/bin/env node` finds that same Node first, as on the integrator's machine
+const PATH20 = `${dirname(NODE20)}:/usr/local/bin:/usr/bin:/bin`;
 
 type LockEntry = { version?: string; dependencies?: Record<string, string>; [field: string]: unknown };
 

@@ -10,7 +10,7 @@ import { startWorker } from '../../src/worker.ts';
 import { startDeliveryDaemon } from '../../src/webhooks/daemon.ts';
 import { createTestDatabase } from './db.ts';
 import { createEventStreams, type EventStreams } from '../../src/events/streams.ts';
-import { createListener } from '../../src/platform/listener.ts';
+import { createListener, type Listener } from '../../src/platform/listener.ts';
 import { createPrincipalCache, type PrincipalCache } from '../../src/auth/principal-cache.ts';
 
 export type TestApp = {
@@ -22,6 +22,7 @@ export type TestApp = {
   deps: Deps;
   streams: EventStreams;
   principals: PrincipalCache;
+  listener: Listener;
   close: () => Promise<void>;
 };
 
@@ -29,9 +30,16 @@ export type TestApp = {
 // process of one deployment would be).
 export async function startTestApp(
   env: Record<string, string> = {},
-  // clock: what "now" is for the API's date rules (a due date's "today"); the wall clock by default
+  // clock: what "now" is for the API's date rules (a due date's "today"); the wall clock by default. listenUrl: where
+  // the process' LISTEN connection goes, when not to its database directly (through a relay a test can cut).
   // credentialCheckMs: how often an open event stream checks its credential anyway (500 ms by default here)
-  opts: { logger?: Logger; databaseUrl?: string; clock?: () => Date; credentialCheckMs?: number } = {},
+  opts: {
+    logger?: Logger;
+    databaseUrl?: string;
+    clock?: () => Date;
+    listenUrl?: string;
+    credentialCheckMs?: number;
+  } = {},
 ): Promise<TestApp> {
   const databaseUrl = opts.databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({
@@ -47,7 +55,11 @@ export async function startTestApp(
   const logger = opts.logger ?? createLogger(config.logLevel, 'test-api');
   const deps = await buildDeps(config, logger, {}, opts.clock);
   const { orm, boss } = deps;
-  const listener = createListener(config, logger, 'test-api-listen');
+  const listener = createListener(
+    opts.listenUrl ? { ...config, databaseUrl: opts.listenUrl } : config,
+    logger,
+    'test-api-listen',
+  );
   // a revoked key's stream ends within a test
   const streams = createEventStreams({ ...deps, listener }, { credentialCheckMs: opts.credentialCheckMs ?? 500 });
   const principals = createPrincipalCache(listener, config.principalCacheMs);
@@ -63,6 +75,7 @@ export async function startTestApp(
     deps,
     streams,
     principals,
+    listener,
     async close() {
       await streams.close();
       await listener.close();
