@@ -88,7 +88,8 @@ test('the verdict is the status line: a 2xx whose body stalls is a success; no s
     success: false,
     retryAfterSeconds: null,
   });
-  t.true(Date.now() - started < 1000);
+  // ended by its 300 ms timeout, not by the receiver (which never answers): bounded generously for a loaded machine
+  t.true(Date.now() - started < 5000);
 });
 
 test('a long response is read up to 4 KB, cut before a split character, and leaves the connection clean', async (t) => {
