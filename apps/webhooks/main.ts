@@ -17,11 +17,13 @@ try {
   // supervising too: the jobs of a worker or daemon that died are retried within seconds while this one runs; the
   // daemon LISTENs on its own connection (daemon.ts), so pg-boss does not
   const boss = await createBoss(config.databaseUrl, logger, { supervise: true, prepare: canPrepare(config) });
-  const stop = await start({ config, boss, logger });
+  // before the daemon starts: a SIGTERM that comes while it does still stops it gracefully
+  const daemon: { stop?: () => Promise<void> } = {};
   onShutdown(logger, async () => {
-    await stop();
+    await daemon.stop?.();
     await boss.stop({ graceful: true, timeout: 20_000 });
   });
+  daemon.stop = await start({ config, boss, logger });
   announceReady(logger);
 } catch (err) {
   fatal(logger, err);
