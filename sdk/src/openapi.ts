@@ -3422,9 +3422,8 @@ export interface components {
             };
         };
         /**
-         * @description Over the per-IP or per-e-mail limit on login/register, the merchant's limit, or a limit of refused credentials
-         *     (one credential refused too often, or a refused credential from a client IP that sent too many; a good
-         *     credential is never refused for another's failures), counted across all instances.
+         * @description Over the per-IP or per-e-mail limit on login/register, the merchant's limit, or the client IP's limit of refused
+         *     credentials (all instances).
          */
         TooManyRequests: {
             headers: {

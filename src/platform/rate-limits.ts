@@ -17,8 +17,7 @@ export type RateLimits = {
   perCredential: RequestHandler;
   // POST /v1/auth/login and /register: one budget per client IP and one per e-mail
   auth: RequestHandler;
-  // wraps a route's credential check: a credential refused too often (anywhere), or refused again from a client IP whose
-  // credentials failed too often, is answered 429; a credential that is good is never refused for another's failures
+  // wraps a route's credential check: a client IP whose credentials failed too often is refused (429) whatever it sends
   guardCredentials: (check: RequestHandler) => RequestHandler;
   // public pages without a credential (the payer's payment page and its status): one budget per client IP, per process
   publicPerIp: RequestHandler;
@@ -98,40 +97,30 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
     counted.add(req);
     return req.user?.merchantId ?? req.user?.userId ?? null;
   };
-  // Refused credentials, counted twice: per client IP (a client guessing, whatever it sends) and per credential (one
-  // revoked key hammering from any number of addresses). A request over either budget is still checked, so that a good
-  // credential always gets through (behind a shared NAT, one bad integration must not lock out the others); only its
-  // failure is answered 429 instead of 401. A credential over its own budget is refused without a check.
-  const failuresByIp = limiter('auth-fail-ip', config.rateLimitAuthFailuresPerMinute);
-  const failuresByCredential = limiter('auth-fail-cred', config.rateLimitAuthFailuresPerMinute);
-  // credentials this process saw go over their budget, until their window ends: refused without a query (another
-  // process learns it at that credential's next failure there), while nobody else's request pays a query for this
+  const failures = limiter('auth-fail-ip', config.rateLimitAuthFailuresPerMinute);
+  // IPs this process saw go over their failure budget, until their window ends: refused without a query (another
+  // process learns it at its next failure from that IP), while nobody else's request pays a query for this limit
   const refused = new RateLimiterMemory({ keyPrefix: 'auth-fail-refused', points: 1, duration: WINDOW_SECONDS });
   const guardCredentials =
     (check: RequestHandler): RequestHandler =>
     (req, res, next) => {
-      const credential = credentialKey(req);
-      (credential ? refused.get(credential) : Promise.resolve(null)).then(
+      const ip = req.ip ?? '';
+      refused.get(ip).then(
         (seen) => {
           if (seen && seen.consumedPoints > 1) return tooMany(res, seen);
           check(req, res, (err?: unknown) => {
             if (!credentialFailed(err)) return next(err);
-            void Promise.allSettled([
-              failuresByIp.consume(req.ip ?? ''),
-              credential ? failuresByCredential.consume(credential) : Promise.resolve(),
-            ]).then(([byIp, byCredential]) => {
-              for (const r of [byIp, byCredential])
-                if (r.status === 'rejected' && !(r.reason instanceof RateLimiterRes))
-                  logger.warn({ err: r.reason }, 'rate limiter failed; credential failure not counted');
-              const over = [byCredential, byIp].find(
-                (r): r is PromiseRejectedResult => r.status === 'rejected' && r.reason instanceof RateLimiterRes,
-              );
-              if (!over) return next(err);
-              const rejected = over.reason as RateLimiterRes;
-              if (credential && over === byCredential)
-                void refused.block(credential, Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)));
-              tooMany(res, rejected);
-            });
+            failures.consume(ip).then(
+              () => next(err),
+              (rejected: unknown) => {
+                if (!(rejected instanceof RateLimiterRes)) {
+                  logger.warn({ err: rejected }, 'rate limiter failed; credential failure not counted');
+                  return next(err);
+                }
+                void refused.block(ip, Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)));
+                tooMany(res, rejected);
+              },
+            );
           });
         },
         (err: unknown) => next(err),
@@ -164,13 +153,6 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
       await consume(byEmail, emailKey(req));
     }),
   };
-}
-
-// The credential a request presents (its Authorization header), hashed: the counters never hold a secret.
-function credentialKey(req: Request): string | null {
-  const value = req.headers.authorization;
-  if (typeof value !== 'string' || !value.trim()) return null;
-  return createHash('sha256').update(value.trim()).digest('base64url');
 }
 
 // Hashed: fixed length for the key column, and no e-mail address stored in the counters.
