@@ -687,9 +687,8 @@ export interface paths {
          *     **Liveness**: a comment line (`: heartbeat`) at least every 15 s, so proxies and load balancers keep an idle
          *     stream open; `retry: 2000` asks `EventSource` to reconnect after 2 s. The server may end a stream at any time
          *     (a deployment, a restart, a client that stopped reading for 60 s): reconnect with `Last-Event-ID`. It also ends
-         *     a stream as soon as its credential no longer opens the API, before anything more is written: an API key
-         *     revoked or a merchant blocked (the database announces the change to every server) or a JWT past its `exp`.
-         *     The reconnection is then answered 401 or 403.
+         *     a stream whose credential no longer opens the API (an API key revoked, a merchant blocked; checked every
+         *     minute): the reconnection is then answered 401 or 403.
          *
          *     **Limits**: at most 5 open streams per merchant, across all servers (429 beyond; a stream counts until it is
          *     closed, or about a minute after its server died). A reconnection counts against the request rate limit like

@@ -24,12 +24,6 @@ export function verifyJwt(secret: string, token: string): string | null {
   }
 }
 
-// When a JWT (already verified) stops opening the API, in ms since the epoch; null for anything else (an API key).
-export function jwtExpiresAt(token: string): number | null {
-  const payload = jwt.decode(token);
-  return payload && typeof payload === 'object' && typeof payload.exp === 'number' ? payload.exp * 1000 : null;
-}
-
 export const API_KEY_PREFIX = 'lk_';
 
 // lk_ + 32 random bytes in base64url (43 chars): 256 bits, so a plain SHA-256 is a safe lookup hash.

@@ -2,7 +2,6 @@ import { Router } from 'express';
 import { header, matchedData } from 'express-validator';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { resolvePrincipal } from '../auth/auth.service.ts';
-import { jwtExpiresAt } from '../auth/tokens.ts';
 import { canPrepare } from '../platform/prepared.ts';
 import { HttpError } from '../platform/errors.ts';
 import type { Services } from '../platform/services.ts';
@@ -61,8 +60,7 @@ export function eventRoutes({ orm, config }: Pick<Services, 'orm' | 'config'>, s
           throw err;
         },
       );
-    const cursor = (req.get('last-event-id') || after)?.toLowerCase();
-    await openStream(streams, res, merchantId, cursor, allowed, jwtExpiresAt(token));
+    await openStream(streams, res, merchantId, (req.get('last-event-id') || after)?.toLowerCase(), allowed);
   });
 
   router.get('/:id', async (req, res) => {

@@ -25,7 +25,6 @@ export async function openStream(
   after: string | undefined,
   // whether the credential the stream was opened with still opens the API (a revoked key, a blocked merchant: no)
   allowed: () => Promise<boolean>,
-  expiresAt: number | null = null, // a JWT's expiry: the stream ends then
 ): Promise<void> {
   const start = await hub.start(merchantId, after); // 404 for an id that is not this merchant's event
   const slot = await hub.claim(merchantId); // 429 past the limit
@@ -62,50 +61,30 @@ export async function openStream(
   const heartbeat = setInterval(() => {
     if (!res.writableNeedDrain) res.write(': heartbeat\n\n');
   }, HEARTBEAT_MS);
-  // A credential revoked after the connect ends the stream before anything more is written: the database notifies
-  // every change (the hub calls `verify`, and nothing is written while a check runs); while this process cannot hear
-  // those notifications every write is checked first; and every credentialCheckMs anyway. A JWT ends at its expiry.
-  // The client that reconnects is told why (401, 403).
-  let verifying: Promise<boolean> | null = null;
-  const verify = () =>
-    (verifying ??= allowed().then(
+  // Checked at connect only, a credential revoked later would keep streaming: checked again now and then. The client
+  // that reconnects is told why (401, 403).
+  const recheck = setInterval(() => {
+    allowed().then(
       (ok) => {
-        verifying = null;
         if (!ok) {
           hub.logger.info({ merchantId }, 'event stream ended: its credential no longer opens the API');
           end();
         }
-        return ok;
       },
-      () => {
-        verifying = null;
-        return !closed; // the database did not answer: the next check decides (and nothing can be read meanwhile)
-      },
-    ));
-  const checked = () => verifying ?? Promise.resolve(true); // the check in progress, if any
-  const recheck = setInterval(() => void verify(), hub.credentialCheckMs);
-  const expiry =
-    expiresAt === null
-      ? undefined
-      : setTimeout(
-          () => {
-            hub.logger.info({ merchantId }, 'event stream ended: its JWT expired');
-            end();
-          },
-          Math.max(0, expiresAt - Date.now()),
-        );
+      () => {}, // the database did not answer: the next check decides
+    );
+  }, hub.credentialCheckMs);
   let unsubscribe: () => Promise<void> = async () => {};
   const end = () => {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
     clearInterval(recheck);
-    clearTimeout(expiry);
     wakeUp?.();
     void unsubscribe();
     res.end();
   };
-  unsubscribe = hub.subscribe({ merchantId, slot, wake, end, recheck: () => void verify() });
+  unsubscribe = hub.subscribe({ merchantId, slot, wake, end });
   res.on('close', end);
   if (res.destroyed) end(); // the client left while the stream was being opened
 
@@ -143,10 +122,6 @@ export async function openStream(
     }
     failing = false;
     if (rows.length === 0 || closed) continue;
-    if (!hub.hearsRevocations()) void verify();
-    await checked();
-    if (Date.now() >= (expiresAt ?? Infinity)) end();
-    if (closed) break;
     cursor = Number(rows[rows.length - 1].seq);
     hub.sent(rows.length);
     if (rows.length === PAGE) dirty = true;

@@ -5,7 +5,6 @@ import { canPrepare } from '../platform/prepared.ts';
 import type { Listener } from '../platform/listener.ts';
 import { HttpError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
-import { PRINCIPALS_CHANNEL } from '../auth/principal-cache.ts';
 import { sequencePass, SEQUENCE_BATCH } from './sequencer.ts';
 import * as sql from './stream.sql.ts';
 
@@ -18,17 +17,15 @@ const BUSY_RETRY_MS = 100; // another process was giving positions: look again s
 const TOUCH_MS = 15_000; // open connections are refreshed this often…
 const STALE_SECONDS = 60; // …and one not refreshed for this long belongs to a process that died
 
-// One open stream, as the hub sees it. `recheck`: a credential may have been revoked (pix_principals).
-export type Subscriber = { merchantId: string; slot: string; wake: () => void; end: () => void; recheck: () => void };
+// One open stream, as the hub sees it.
+export type Subscriber = { merchantId: string; slot: string; wake: () => void; end: () => void };
 // Where a stream starts: after position `seq`; `announce`, the event id to send first when the client gave none.
 export type Start = { seq: number; announce: string | null };
 
 export type EventStreams = {
   db: PgPool;
   logger: Logger;
-  credentialCheckMs: number; // how often an open stream checks that its credential still opens the API, as a backstop
-  // whether a revocation would be heard (this process' LISTEN is up): when not, a stream checks before every write
-  hearsRevocations: () => boolean;
+  credentialCheckMs: number; // how often an open stream checks that its credential still opens the API
   start: (merchantId: string, after: string | undefined) => Promise<Start>;
   claim: (merchantId: string) => Promise<string>;
   subscribe: (s: Subscriber) => () => Promise<void>;
@@ -129,10 +126,6 @@ export function createEventStreams(
   // LISTEN (the process' shared listener); while it is down the poll below runs at full rate.
   listener.on('pix_events', () => sequencer.kick());
   listener.on('pix_event_stream', () => watcher.kick());
-  // A credential changed (an API key revoked, a merchant blocked...: principal-cache.ts): every open stream checks its
-  // own before it writes anything more. Notifications arrive in commit order on this one connection, so an event that
-  // committed after the revocation wakes its stream only after this has run.
-  listener.on(PRINCIPALS_CHANNEL, () => subscribers.forEach((set) => set.forEach((s) => s.recheck())));
   listener.onState((up) => {
     if (closed || !up) return;
     // anything committed while nobody listened
@@ -214,7 +207,6 @@ export function createEventStreams(
     db,
     logger,
     credentialCheckMs,
-    hearsRevocations: () => listener.up,
     start,
     claim,
     subscribe,

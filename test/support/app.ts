@@ -31,15 +31,8 @@ export type TestApp = {
 export async function startTestApp(
   env: Record<string, string> = {},
   // clock: what "now" is for the API's date rules (a due date's "today"); the wall clock by default. listenUrl: where
-  // the process' LISTEN connection goes, when not to its database directly (through a relay a test can cut).
-  // credentialCheckMs: how often an open event stream checks its credential anyway (500 ms by default here)
-  opts: {
-    logger?: Logger;
-    databaseUrl?: string;
-    clock?: () => Date;
-    listenUrl?: string;
-    credentialCheckMs?: number;
-  } = {},
+  // the process' LISTEN connection goes, when not to its database directly (through a relay a test can cut)
+  opts: { logger?: Logger; databaseUrl?: string; clock?: () => Date; listenUrl?: string } = {},
 ): Promise<TestApp> {
   const databaseUrl = opts.databaseUrl ?? (await createTestDatabase());
   const config = loadConfig({
@@ -61,7 +54,7 @@ export async function startTestApp(
     'test-api-listen',
   );
   // a revoked key's stream ends within a test
-  const streams = createEventStreams({ ...deps, listener }, { credentialCheckMs: opts.credentialCheckMs ?? 500 });
+  const streams = createEventStreams({ ...deps, listener }, { credentialCheckMs: 500 });
   const principals = createPrincipalCache(listener, config.principalCacheMs);
   const server: Server = createApp(deps, { streams, principals }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
