@@ -98,7 +98,7 @@ export function createApp(
   app.use('/v1/merchants/me/statement', authenticate, statementRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
-  app.use('/v1/events', authenticate, eventRoutes(deps, streams));
+  app.use('/v1/events', authenticate, eventRoutes(streams));
   app.use(apiDocsRoutes());
 
   app.use(notFoundRoute);
