@@ -3369,8 +3369,9 @@ export interface components {
             };
         };
         /**
-         * @description Over the per-IP or per-e-mail limit on login/register, the merchant's limit, or the client IP's limit of refused
-         *     credentials (all instances).
+         * @description Over the per-IP or per-e-mail limit on login/register, the merchant's limit, or a limit of refused credentials
+         *     (per client IP, per credential; all instances): past those, a credential that would be refused (401) gets this
+         *     instead, while one that opens the API is served.
          */
         TooManyRequests: {
             headers: {
