@@ -4,7 +4,7 @@ import type { Deps } from './deps.ts';
 import { errorHandler, notFoundRoute, requestLogger, securityHeaders } from './platform/http.ts';
 import { inflightTracker } from './platform/inflight.ts';
 import { inputGuard, requireJsonBody } from './platform/input-guard.ts';
-import { createRateLimits } from './platform/rate-limits.ts';
+import { bearerCredential, createRateLimits } from './platform/rate-limits.ts';
 import { apiDocsRoutes } from './platform/api-docs.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import { canPrepare } from './platform/prepared.ts';
@@ -66,7 +66,7 @@ export function createApp(
   });
   app.use(probes.routes); // /healthz (/health), /readyz, /metrics: no credentials
   // Shared by every process (PostgreSQL): per merchant once authenticated, per IP and e-mail on login and register,
-  // per IP on refused credentials (every route that checks one, the acquirer's too).
+  // per IP and per credential on refused credentials (every route that checks one, the acquirer's per IP only).
   const limits = createRateLimits(config, logger);
   // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
   app.use('/v1/acquirer/notifications', limits.guardCredentials(acquirerNotificationRoutes(deps)));
@@ -79,7 +79,7 @@ export function createApp(
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
   const authenticate = [
-    limits.guardCredentials(createAuthenticator(config.jwtSecret, canPrepare(config), principals)),
+    limits.guardCredentials(createAuthenticator(config.jwtSecret, canPrepare(config), principals), bearerCredential),
     limits.perCredential,
   ];
   const feeDefaults = { bps: config.platformFeeBps, fixed: config.platformFeeFixed };
@@ -98,7 +98,7 @@ export function createApp(
   app.use('/v1/merchants/me/statement', authenticate, statementRoutes());
   app.use('/v1/merchants', authenticate, merchantRoutes(feeDefaults));
   app.use('/v1/webhooks/merchant', authenticate, webhookRoutes(deps));
-  app.use('/v1/events', authenticate, eventRoutes(deps, streams));
+  app.use('/v1/events', authenticate, eventRoutes(streams));
   app.use(apiDocsRoutes());
 
   app.use(notFoundRoute);

@@ -307,20 +307,3 @@ test('/metrics: open streams and events written by this process, and the deploym
   t.regex(text, /^pix_scrape_up\{collector="event_stream"\} 1$/m);
   s.close();
 });
-
-test('a stream ends when its credential stops opening the API: a revoked API key, a blocked merchant', async (t) => {
-  const m = await createMerchant(app);
-  const key = (await m.http.post('/v1/api-keys', { name: 'stream', description: 'listen' })).body.apiKey;
-  const withKey = await stream(app, key.value);
-  const withJwt = await stream(app, m.token);
-  t.is((await m.http.del(`/v1/api-keys/${key.id}`)).status, 200);
-  await withKey.ended;
-  const again = await stream(app, key.value);
-  t.is(again.status, 401);
-  t.deepEqual(again.body, { message: 'Chave de API inativa' });
-  t.is(withJwt.events.length, 0, 'the JWT stream stays open');
-
-  await sql(app, `update merchants set status = 'BLOCKED' where id = ?`, [m.merchantId]);
-  await withJwt.ended;
-  t.is((await stream(app, m.token)).status, 403);
-});

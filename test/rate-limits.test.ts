@@ -1,6 +1,7 @@
 import test from 'ava';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { client, type Reply } from './support/client.ts';
 import { createApiKeyFor, createMerchant } from './support/factories.ts';
@@ -33,7 +34,7 @@ const from = (ip: string) => ({ 'x-forwarded-for': ip });
 let nextIp = 1;
 const freshIp = () => `198.51.100.${nextIp++}`;
 
-// Registered from 127.0.0.1 (3 registrations in the file, under the per-IP budget).
+// Registered from 127.0.0.1 (6 registrations in the file, under the per-IP budget of 8).
 const merchant = () => createMerchant(a);
 
 function assertLimited(t: { is: (a: unknown, b: unknown) => void; true: (v: boolean) => void }, r: Reply) {
@@ -112,42 +113,86 @@ test.serial('login and register: at most N requests per IP across both processes
   );
 });
 
+// A key of `m` that is then revoked: every use of it is a refused credential (401 Chave de API inativa).
+async function revokedKeyOf(m: { token: string }) {
+  const http = client(a.baseUrl, m.token);
+  const { apiKey } = (await http.post('/v1/api-keys', { name: 'old', description: 'revoked' })).body;
+  const revoked = await http.del(`/v1/api-keys/${apiKey.id}`);
+  if (revoked.status !== 200) throw new Error(`revoking failed: ${revoked.status}`);
+  return apiKey.value as string;
+}
+const randomKey = () => `lk_${randomBytes(32).toString('base64url')}`;
+
 test.serial(
-  'refused credentials: at most N per client IP across both processes, then 429 for whatever that IP sends',
+  'refused credentials from one IP: at most N a minute across both processes, then 429 for every refused one',
   async (t) => {
     const m = await merchant();
-    const key = await createApiKeyFor(a, m.token);
-    const revoked = await createApiKeyFor(a, m.token);
-    const listed = await client(a.baseUrl, m.token).get('/v1/api-keys');
-    const revokedId = listed.body.apiKeys.find((k: { prefix: string }) => revoked.startsWith(k.prefix.slice(0, 9))).id;
-    t.is((await client(a.baseUrl, m.token).del(`/v1/api-keys/${revokedId}`)).status, 200);
-
+    const revoked = await revokedKeyOf(m);
     const ip = freshIp();
-    const bad = [`lk_${'x'.repeat(43)}`, 'not-a-jwt', revoked, `${m.token.slice(0, -2)}xx`];
+    // a flood of different invalid credentials (random keys, garbage, a tampered JWT) and a revoked key
+    const bad = () => [randomKey(), 'not-a-jwt', revoked, `${m.token.slice(0, -2)}xx`, randomKey()];
     const replies = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        client(i % 2 ? a.baseUrl : b.baseUrl, bad[i % bad.length]).get('/v1/merchants/me', from(ip)),
+        client(i % 2 ? a.baseUrl : b.baseUrl, bad()[i % 5]).get('/v1/merchants/me', from(ip)),
       ),
     );
     t.is(replies.filter((r) => r.status === 401).length, 6);
     const limited = replies.filter((r) => r.status === 429);
     t.is(limited.length, 14);
     for (const r of limited) assertLimited(t, r);
-
-    // until its window ends the IP is refused even with a good credential, on both processes, and on the acquirer's
-    // route; every other IP goes on
+    // still refused until the window ends, whatever new guess it sends, on both processes and the acquirer's route
     for (const base of [a.baseUrl, b.baseUrl]) {
-      assertLimited(t, await client(base, key).get('/v1/merchants/me', from(ip)));
+      assertLimited(t, await client(base, randomKey()).get('/v1/merchants/me', from(ip)));
       assertLimited(t, await client(base).post('/v1/acquirer/notifications', { pix: [] }, from(ip)));
     }
-    t.is((await client(b.baseUrl, key).get('/v1/merchants/me', from(freshIp()))).status, 200);
     // a forgotten header is no guess: never counted
     const other = freshIp();
     const bare = await Promise.all(Array.from({ length: 10 }, () => client(a.baseUrl).get('/v1/charges', from(other))));
     t.deepEqual([...new Set(bare.map((r) => r.status))], [401]);
-    t.is((await client(a.baseUrl, key).get('/v1/merchants/me', from(other))).status, 200);
+    t.is((await client(a.baseUrl, randomKey()).get('/v1/merchants/me', from(other))).status, 401);
   },
 );
+
+test.serial(
+  "a valid credential is never refused for another's failures: a revoked key hammering from a shared IP",
+  async (t) => {
+    const bad = await merchant();
+    const revoked = await revokedKeyOf(bad);
+    const ip = freshIp(); // one NAT in front of several merchants' servers
+    for (let i = 0; i < 30; i++) await client(i % 2 ? a.baseUrl : b.baseUrl, revoked).get('/v1/charges', from(ip));
+
+    const other = await merchant();
+    const key = await createApiKeyFor(a, other.token);
+    for (const base of [a.baseUrl, b.baseUrl]) {
+      t.is((await client(base, key).get('/v1/merchants/me', from(ip))).status, 200, 'an API key of another merchant');
+      t.is((await client(base, other.token).get('/v1/merchants/me', from(ip))).status, 200, 'a JWT of another one');
+      t.is((await client(base, bad.token).get('/v1/merchants/me', from(ip))).status, 200, "the bad key's own JWT");
+      assertLimited(t, await client(base, revoked).get('/v1/merchants/me', from(ip)));
+    }
+  },
+);
+
+test.serial('a refused credential has a budget of its own: past N refusals it is 429 from any IP', async (t) => {
+  const m = await merchant();
+  const revoked = await revokedKeyOf(m);
+  // a fresh IP each time: no IP goes over its budget, the key does
+  const replies = [];
+  for (let i = 0; i < 9; i++)
+    replies.push(await client(i % 2 ? a.baseUrl : b.baseUrl, revoked).get('/v1/merchants/me', from(freshIp())));
+  t.deepEqual(
+    replies.map((r) => r.status),
+    [401, 401, 401, 401, 401, 401, 429, 429, 429],
+  );
+  t.deepEqual(replies[0].body, { message: 'Chave de API inativa' });
+  for (const r of replies.slice(6)) assertLimited(t, r);
+  // the same key written another way (the scheme's case, extra spaces) is the same credential
+  const ip = freshIp();
+  assertLimited(
+    t,
+    await client(a.baseUrl).get('/v1/merchants/me', { authorization: `bearer   ${revoked}`, ...from(ip) }),
+  );
+  t.is((await client(b.baseUrl, m.token).get('/v1/merchants/me', from(ip))).status, 200, 'that IP serves the rest');
+});
 
 test('a database that does not answer turns no request into a 500: each process counts in memory instead', async (t) => {
   const config = loadConfig({

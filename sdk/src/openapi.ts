@@ -686,9 +686,14 @@ export interface paths {
          *
          *     **Liveness**: a comment line (`: heartbeat`) at least every 15 s, so proxies and load balancers keep an idle
          *     stream open; `retry: 2000` asks `EventSource` to reconnect after 2 s. The server may end a stream at any time
-         *     (a deployment, a restart, a client that stopped reading for 60 s): reconnect with `Last-Event-ID`. It also ends
-         *     a stream whose credential no longer opens the API (an API key revoked, a merchant blocked; checked every
-         *     minute): the reconnection is then answered 401 or 403.
+         *     (a deployment, a restart, a client that stopped reading for 60 s): reconnect with `Last-Event-ID`.
+         *
+         *     **Credentials**: a stream lives only as long as its credential opens the API. When its API key is revoked, its
+         *     merchant blocked (by any means, on any server) or its JWT expires, the server ends the stream within seconds (a
+         *     JWT's at its `exp`, not before) after a last comment that says why, `: encerrado: <message>` (the message the
+         *     reconnection gets), and sends nothing committed after that change. The reconnection is answered 401 or 403
+         *     (`EventSource` then stops for good, as should any client): resume with a valid credential and
+         *     `Last-Event-ID`, nothing is missed.
          *
          *     **Limits**: at most 5 open streams per merchant, across all servers (429 beyond; a stream counts until it is
          *     closed, or about a minute after its server died). A reconnection counts against the request rate limit like
@@ -3421,8 +3426,9 @@ export interface components {
             };
         };
         /**
-         * @description Over the per-IP or per-e-mail limit on login/register, the merchant's limit, or the client IP's limit of refused
-         *     credentials (all instances).
+         * @description Over the per-IP or per-e-mail limit on login/register, the merchant's limit, or a limit of refused credentials
+         *     (per client IP, per credential; all instances): past those, a credential that would be refused (401) gets this
+         *     instead, while one that opens the API is served.
          */
         TooManyRequests: {
             headers: {
@@ -5558,7 +5564,8 @@ export interface operations {
         responses: {
             /**
              * @description The stream: it stays open, one event per block, blocks separated by a blank line, comments (lines starting
-             *     with `:`) to keep it alive.
+             *     with `:`) to keep it alive, and `: encerrado: <message>` last when it ends because its credential no longer
+             *     opens the API.
              */
             200: {
                 headers: {

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AUTH_MESSAGES, ForbiddenError, UnauthorizedError } from '../platform/errors.ts';
+import { AUTH_MESSAGES, ForbiddenError, HttpError, UnauthorizedError } from '../platform/errors.ts';
 import { User, type IUser } from './user.entity.ts';
 import { DUMMY_HASH, verifyPassword } from './password.ts';
-import { API_KEY_PREFIX, hashApiKey, signJwt, verifyJwt } from './tokens.ts';
+import { API_KEY_PREFIX, hashApiKey, jwtExpiresAt, signJwt, verifyJwt } from './tokens.ts';
 import type { Principal } from './principal.ts';
 import * as sql from './auth.sql.ts';
 import { hotRead } from '../platform/prepared.ts';
@@ -38,23 +38,27 @@ export async function resolvePrincipal(
     const load = async () => (await hotRead<sql.PrincipalRow>(em, prepare, text, [value]))[0];
     return cache ? cache.get(key, load) : load();
   };
-  let row: sql.PrincipalRow | undefined;
   if (token.startsWith(API_KEY_PREFIX)) {
     const hash = hashApiKey(token);
-    row = await read(`key:${hash}`, sql.PRINCIPAL_BY_API_KEY, hash);
-    if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidApiKey);
-    if (row.key_status !== 'ACTIVE') throw new UnauthorizedError(AUTH_MESSAGES.inactiveApiKey);
+    const row = await read(`key:${hash}`, sql.PRINCIPAL_BY_API_KEY, hash);
     // lastUsedAt is kept to the minute: one write per key per minute, not one per request.
-    if (row.key_stale) {
+    if (row?.key_status === 'ACTIVE' && row.key_stale) {
       await em.getConnection().execute(sql.TOUCH_API_KEY, [row.key_id]);
       cache?.update(`key:${hash}`, { ...row, key_stale: false });
     }
-  } else {
-    const userId = verifyJwt(jwtSecret, token);
-    if (!userId) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
-    row = await read(`user:${userId}`, sql.PRINCIPAL_BY_USER, userId);
-    if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
+    return principalOf(row, 'apiKey');
   }
+  const userId = verifyJwt(jwtSecret, token);
+  if (!userId) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
+  return principalOf(await read(`user:${userId}`, sql.PRINCIPAL_BY_USER, userId), 'jwt');
+}
+
+// The principal a credential's row (auth.sql.ts PRINCIPAL_BY_*; undefined: none) resolves to, or the spec's 401/403.
+function principalOf(row: sql.PrincipalRow | undefined, via: Principal['via']): Principal {
+  if (via === 'apiKey') {
+    if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidApiKey);
+    if (row.key_status !== 'ACTIVE') throw new UnauthorizedError(AUTH_MESSAGES.inactiveApiKey);
+  } else if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
   if (row.merchant_status === 'BLOCKED') throw new ForbiddenError(AUTH_MESSAGES.blocked);
   return {
     userId: row.user_id,
@@ -71,7 +75,38 @@ export async function resolvePrincipal(
           feeFixed: row.fee_fixed,
         }
       : null,
-    via: row.key_id ? 'apiKey' : 'jwt',
+    via,
     apiKeyId: row.key_id ?? null,
   };
+}
+
+/**
+ * A credential as what holds it open (an event stream) checks it again later: what its row is looked up by (an API
+ * key's hash, a JWT's user: auth.sql.ts PRINCIPAL_BY_* and PRINCIPALS_BY_*), and when it stops working by itself (a
+ * JWT at its expiry; an API key never does).
+ */
+export type HeldCredential = { via: Principal['via']; lookup: string; expiresAt: number | null };
+
+// `token` as `principal` was resolved from it a moment ago.
+export function holdCredential(token: string, principal: Principal): HeldCredential {
+  return principal.via === 'apiKey'
+    ? { via: 'apiKey', lookup: hashApiKey(token), expiresAt: null }
+    : { via: 'jwt', lookup: principal.userId, expiresAt: jwtExpiresAt(token) };
+}
+
+// Why `held` no longer opens the API for `merchantId`, given its row as read now (undefined: none): the message a
+// request with it would now get (401, 403), or null while it still does.
+export function refusalOf(
+  held: HeldCredential,
+  row: sql.PrincipalRow | undefined,
+  merchantId: string,
+  now = Date.now(),
+): string | null {
+  if (held.expiresAt !== null && now >= held.expiresAt) return AUTH_MESSAGES.invalidToken;
+  try {
+    return principalOf(row, held.via).merchantId === merchantId ? null : AUTH_MESSAGES.merchantNotFound;
+  } catch (err) {
+    if (err instanceof HttpError) return err.message;
+    throw err;
+  }
 }

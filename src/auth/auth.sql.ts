@@ -18,6 +18,7 @@ export type PrincipalRow = {
   key_id?: string;
   key_status?: string;
   key_stale?: boolean;
+  key_hash?: string; // PRINCIPALS_BY_API_KEYS only
 };
 
 export const PRINCIPAL_BY_API_KEY = `
@@ -29,11 +30,28 @@ export const PRINCIPAL_BY_API_KEY = `
     left join merchants m on m.user_id = u.id
    where k.key_hash = $1`;
 
+// The same for many credentials at once (what an API process' open event streams hold, checked again together):
+// $1 key hashes, each row with the `key_hash` it answers for.
+export const PRINCIPALS_BY_API_KEYS = `
+  select k.id as key_id, k.status as key_status, k.key_hash,
+         u.id as user_id, u.role, ${MERCHANT_COLUMNS}
+    from api_keys k
+    join users u on u.id = k.user_id
+    left join merchants m on m.user_id = u.id
+   where k.key_hash = any($1::text[])`;
+
 export const PRINCIPAL_BY_USER = `
   select u.id as user_id, u.role, ${MERCHANT_COLUMNS}
     from users u
     left join merchants m on m.user_id = u.id
    where u.id = $1`;
+
+// $1 user ids.
+export const PRINCIPALS_BY_USERS = `
+  select u.id as user_id, u.role, ${MERCHANT_COLUMNS}
+    from users u
+    left join merchants m on m.user_id = u.id
+   where u.id = any($1::uuid[])`;
 
 // lastUsedAt is kept to the minute: one write per key per minute, not one per request.
 export const TOUCH_API_KEY = `

@@ -24,6 +24,15 @@ export function verifyJwt(secret: string, token: string): string | null {
   }
 }
 
+/**
+ * When a token verifyJwt accepted stops being accepted (ms since the epoch): its `exp`, or 7 days after it was issued
+ * if that comes first. jsonwebtoken refuses it from the second `exp` names (whole seconds), so until then it works.
+ */
+export function jwtExpiresAt(token: string): number {
+  const { exp, iat } = jwt.decode(token, { json: true }) as { exp: number; iat: number };
+  return Math.min(exp, iat + JWT_LIFETIME_SECONDS) * 1000;
+}
+
 export const API_KEY_PREFIX = 'lk_';
 
 // lk_ + 32 random bytes in base64url (43 chars): 256 bits, so a plain SHA-256 is a safe lookup hash.

@@ -1,10 +1,7 @@
 import { Router } from 'express';
 import { header, matchedData } from 'express-validator';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { resolvePrincipal } from '../auth/auth.service.ts';
-import { canPrepare } from '../platform/prepared.ts';
-import { HttpError } from '../platform/errors.ts';
-import type { Services } from '../platform/services.ts';
+import { holdCredential } from '../auth/auth.service.ts';
 import { isOneOf, listQueryRules, singleQuery, validate } from '../platform/validation.ts';
 import { EVENT_TYPES } from '../webhooks/catalog.ts';
 import { getEvent, listEvents, type EventFilter } from './events.service.ts';
@@ -31,7 +28,7 @@ const streamRules = [
 ];
 
 // /v1/events (contract "Events API and stream").
-export function eventRoutes({ orm, config }: Pick<Services, 'orm' | 'config'>, streams: EventStreams): Router {
+export function eventRoutes(streams: EventStreams): Router {
   const router = Router();
 
   router.get('/', ...validate(listRules), async (req, res) => {
@@ -52,15 +49,8 @@ export function eventRoutes({ orm, config }: Pick<Services, 'orm' | 'config'>, s
     const { after } = matchedData(req, { locations: ['query'] }) as { after?: string };
     const merchantId = merchantIdOf(req);
     const token = req.headers.authorization!.slice('Bearer '.length); // made canonical by the authenticator
-    const allowed = () =>
-      resolvePrincipal(orm.em.fork(), config.jwtSecret, token, canPrepare(config)).then(
-        (p) => p.merchantId === merchantId,
-        (err: unknown) => {
-          if (err instanceof HttpError && (err.status === 401 || err.status === 403)) return false;
-          throw err;
-        },
-      );
-    await openStream(streams, res, merchantId, (req.get('last-event-id') || after)?.toLowerCase(), allowed);
+    const credential = holdCredential(token, req.user!);
+    await openStream(streams, res, merchantId, (req.get('last-event-id') || after)?.toLowerCase(), credential);
   });
 
   router.get('/:id', async (req, res) => {

@@ -1,5 +1,7 @@
 // The live stream's statements (node-postgres, `$1` parameters: they run on the stream's own pool, src/platform/pg.ts)
-// on event_stream, event_stream_pending and event_stream_connections, reading events for the bodies.
+// on event_stream, event_stream_pending and event_stream_connections, reading events for the bodies, and the stream's
+// credential through auth's own statements (auth.sql.ts).
+import { PRINCIPAL_BY_API_KEY, PRINCIPAL_BY_USER, type PrincipalRow } from '../auth/auth.sql.ts';
 
 // The sequencer's lock: one transaction at a time in the whole deployment gives positions (sequencer.ts says why).
 export const TRY_SEQUENCER_LOCK = `
@@ -34,16 +36,28 @@ export const ADVANCED = `
    where seq > $1
    group by merchant_id`;
 
-export type StreamRow = { seq: string; id: string; type: string; data: unknown; created_at: Date };
+export type StreamRow = {
+  seq: string;
+  id: string;
+  type: string;
+  data: unknown;
+  created_at: Date;
+  principal: PrincipalRow | null;
+};
 
-// A merchant's events after position $2, in stream order, at most $3.
-export const AFTER = `
-  select s.seq, e.id, e.type, e.data, e.created_at
+// A merchant's events after position $3, in stream order, at most $4, each with what the stream's credential ($1: an
+// API key's hash, a user id) resolves to in the same snapshot: a read that finds an event committed after the credential
+// was revoked (or its merchant blocked) finds that too, so the stream can end instead of sending it.
+const after = (principal: string) => `
+  with p as (${principal})
+  select s.seq, e.id, e.type, e.data, e.created_at,
+         (select row_to_json(p) from p limit 1) as principal
     from event_stream s
     join events e on e.id = s.event_id
-   where s.merchant_id = $1 and s.seq > $2
+   where s.merchant_id = $2 and s.seq > $3
    order by s.seq
-   limit $3`;
+   limit $4`;
+export const AFTER = { apiKey: after(PRINCIPAL_BY_API_KEY), jwt: after(PRINCIPAL_BY_USER) };
 
 // An event of the merchant ($1 id, $2 merchant) and its position: no row, not this merchant's; seq null, committed
 // and not yet positioned.

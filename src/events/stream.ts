@@ -1,4 +1,6 @@
 import type { Response } from 'express';
+import { refusalOf, type HeldCredential } from '../auth/auth.service.ts';
+import { AUTH_MESSAGES } from '../platform/errors.ts';
 import { eventBody } from '../webhooks/events.ts';
 import type { EventStreams } from './streams.ts';
 import { AFTER, type StreamRow } from './stream.sql.ts';
@@ -17,14 +19,17 @@ const frame = (r: StreamRow) => `id: ${r.id}\nevent: ${r.type}\ndata: ${JSON.str
  * One open stream: the events of `merchantId` after `start`, in stream order, written a page at a time, and the next
  * page only once the client has taken the last one (the socket drained): a slow client holds one page in memory,
  * never a backlog. The cursor only moves past what was written; a resume is `Last-Event-ID` of the last event read.
+ * It lives only as long as `credential` opens the API: each read carries the credential's state in the same snapshot,
+ * so nothing committed after a revocation is ever sent (the stream ends instead); the hub ends it the moment the
+ * database announces the change, and a JWT's stream ends at its expiry. The client is told why in a last comment,
+ * `: encerrado: <the message its reconnection gets with a 401 or 403>`.
  */
 export async function openStream(
   hub: EventStreams,
   res: Response,
   merchantId: string,
   after: string | undefined,
-  // whether the credential the stream was opened with still opens the API (a revoked key, a blocked merchant: no)
-  allowed: () => Promise<boolean>,
+  credential: HeldCredential,
 ): Promise<void> {
   const start = await hub.start(merchantId, after); // 404 for an id that is not this merchant's event
   const slot = await hub.claim(merchantId); // 429 past the limit
@@ -61,30 +66,28 @@ export async function openStream(
   const heartbeat = setInterval(() => {
     if (!res.writableNeedDrain) res.write(': heartbeat\n\n');
   }, HEARTBEAT_MS);
-  // Checked at connect only, a credential revoked later would keep streaming: checked again now and then. The client
-  // that reconnects is told why (401, 403).
-  const recheck = setInterval(() => {
-    allowed().then(
-      (ok) => {
-        if (!ok) {
-          hub.logger.info({ merchantId }, 'event stream ended: its credential no longer opens the API');
-          end();
-        }
-      },
-      () => {}, // the database did not answer: the next check decides
-    );
-  }, hub.credentialCheckMs);
   let unsubscribe: () => Promise<void> = async () => {};
-  const end = () => {
+  let expiry: NodeJS.Timeout | undefined;
+  const end = (refusal?: string) => {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
-    clearInterval(recheck);
+    clearTimeout(expiry);
     wakeUp?.();
     void unsubscribe();
-    res.end();
+    if (refusal) {
+      hub.logger.info({ merchantId, refusal }, 'event stream ended: its credential no longer opens the API');
+      res.end(`: encerrado: ${refusal}\n\n`);
+    } else res.end();
   };
-  unsubscribe = hub.subscribe({ merchantId, slot, wake, end });
+  unsubscribe = hub.subscribe({ merchantId, slot, credential, wake, end });
+  // A JWT's stream ends when the JWT does (at most 7 days: under setTimeout's limit of 24.8), not a moment before.
+  const expire = (at: number) => {
+    const left = at - Date.now();
+    if (left > 0) expiry = setTimeout(() => expire(at), left);
+    else end(AUTH_MESSAGES.invalidToken);
+  };
+  if (credential.expiresAt !== null) expire(credential.expiresAt);
   res.on('close', end);
   if (res.destroyed) end(); // the client left while the stream was being opened
 
@@ -111,7 +114,7 @@ export async function openStream(
     dirty = false;
     let rows: StreamRow[];
     try {
-      rows = (await hub.db.query<StreamRow>(AFTER, [merchantId, cursor, PAGE])).rows;
+      rows = (await hub.db.query<StreamRow>(AFTER[credential.via], [credential.lookup, merchantId, cursor, PAGE])).rows;
     } catch (err) {
       if (closed) break;
       if (!failing) hub.logger.warn({ err, merchantId }, 'event stream read failed; retrying');
@@ -122,6 +125,11 @@ export async function openStream(
     }
     failing = false;
     if (rows.length === 0 || closed) continue;
+    const refusal = refusalOf(credential, rows[0].principal ?? undefined, merchantId);
+    if (refusal) {
+      end(refusal);
+      break;
+    }
     cursor = Number(rows[rows.length - 1].seq);
     hub.sent(rows.length);
     if (rows.length === PAGE) dirty = true;

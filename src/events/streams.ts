@@ -7,6 +7,9 @@ import { HttpError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
 import { sequencePass, SEQUENCE_BATCH } from './sequencer.ts';
 import * as sql from './stream.sql.ts';
+import { refusalOf, type HeldCredential } from '../auth/auth.service.ts';
+import { PRINCIPALS_BY_API_KEYS, PRINCIPALS_BY_USERS, type PrincipalRow } from '../auth/auth.sql.ts';
+import { PRINCIPALS_CHANNEL } from '../auth/principal-cache.ts';
 
 export const MAX_STREAMS_PER_MERCHANT = 5;
 export const TOO_MANY_STREAMS = `Limite de ${MAX_STREAMS_PER_MERCHANT} conexões abertas ao stream de eventos atingido`;
@@ -17,15 +20,20 @@ const BUSY_RETRY_MS = 100; // another process was giving positions: look again s
 const TOUCH_MS = 15_000; // open connections are refreshed this often…
 const STALE_SECONDS = 60; // …and one not refreshed for this long belongs to a process that died
 
-// One open stream, as the hub sees it.
-export type Subscriber = { merchantId: string; slot: string; wake: () => void; end: () => void };
+// One open stream, as the hub sees it; `end` tells the client why when its credential stopped opening the API.
+export type Subscriber = {
+  merchantId: string;
+  slot: string;
+  credential: HeldCredential;
+  wake: () => void;
+  end: (refusal?: string) => void;
+};
 // Where a stream starts: after position `seq`; `announce`, the event id to send first when the client gave none.
 export type Start = { seq: number; announce: string | null };
 
 export type EventStreams = {
   db: PgPool;
   logger: Logger;
-  credentialCheckMs: number; // how often an open stream checks that its credential still opens the API
   start: (merchantId: string, after: string | undefined) => Promise<Start>;
   claim: (merchantId: string) => Promise<string>;
   subscribe: (s: Subscriber) => () => Promise<void>;
@@ -73,11 +81,14 @@ function serial(pass: () => Promise<boolean>, logger: Logger, what: string) {
  * The API process' side of the live stream (one per process): the sequencer (positions, sequencer.ts), the watcher
  * that wakes this process' streams when their merchant has new positions, the open connections counted in PostgreSQL
  * for the per-merchant limit, and the wake-ups: LISTEN on pix_events (an event committed) and pix_event_stream
- * (positions given), through DATABASE_DIRECT_URL behind a transaction pooler; polling when there is no LISTEN.
+ * (positions given), through DATABASE_DIRECT_URL behind a transaction pooler; polling when there is no LISTEN. And the
+ * credentials of its streams, checked again all together (one query per kind) the moment the database announces a
+ * change to any credential (pix_principals: a key revoked, a merchant blocked), when LISTEN comes back (one may have
+ * been missed), and every `credentialCheckMs` anyway: a stream whose credential no longer opens the API ends.
  */
 export function createEventStreams(
   { config, logger, listener }: { config: Config; logger: Logger; listener: Listener },
-  { credentialCheckMs = 60_000 } = {},
+  { credentialCheckMs = 60_000 } = {}, // the check of every open stream's credential, notifications or not
 ): EventStreams {
   const db = createPgPool(config.databaseUrl, POOL_MAX, logger, 'event-streams', canPrepare(config));
   const subscribers = new Map<string, Set<Subscriber>>();
@@ -126,12 +137,44 @@ export function createEventStreams(
   // LISTEN (the process' shared listener); while it is down the poll below runs at full rate.
   listener.on('pix_events', () => sequencer.kick());
   listener.on('pix_event_stream', () => watcher.kick());
+  listener.on(PRINCIPALS_CHANNEL, () => credentials.kick());
   listener.onState((up) => {
     if (closed || !up) return;
     // anything committed while nobody listened
     sequencer.kick();
     watcher.kick();
+    credentials.kick();
   });
+
+  // Ends the streams whose credential no longer opens the API. A pass started before a change committed may read the
+  // old state, but the change's notification kicks another pass after it (serial).
+  const credentials = serial(
+    async () => {
+      const all = [...subscribers.values()].flatMap((set) => [...set]);
+      const lookups = (via: HeldCredential['via']) => [
+        ...new Set(all.filter((s) => s.credential.via === via).map((s) => s.credential.lookup)),
+      ];
+      const read = async (text: string, values: string[]) =>
+        values.length ? (await db.query<PrincipalRow>(text, [values])).rows : [];
+      const [byKey, byUser] = await Promise.all([
+        read(PRINCIPALS_BY_API_KEYS, lookups('apiKey')),
+        read(PRINCIPALS_BY_USERS, lookups('jwt')),
+      ]);
+      const rows = new Map<string, PrincipalRow>([
+        ...byKey.map((r) => [`apiKey:${r.key_hash}`, r] as const),
+        ...byUser.map((r) => [`jwt:${r.user_id}`, r] as const),
+      ]);
+      for (const s of all) {
+        const refusal = refusalOf(s.credential, rows.get(`${s.credential.via}:${s.credential.lookup}`), s.merchantId);
+        if (refusal) s.end(refusal);
+      }
+      return false;
+    },
+    logger,
+    'credential check',
+  );
+  const recheck = setInterval(() => credentials.kick(), credentialCheckMs);
+  recheck.unref();
 
   let ticks = 0;
   const poll = setInterval(() => {
@@ -206,7 +249,6 @@ export function createEventStreams(
   return {
     db,
     logger,
-    credentialCheckMs,
     start,
     claim,
     subscribe,
@@ -220,7 +262,8 @@ export function createEventStreams(
       await Promise.all(releasing);
       clearInterval(poll);
       clearInterval(touch);
-      await Promise.all([sequencer.stop(), watcher.stop()]);
+      clearInterval(recheck);
+      await Promise.all([sequencer.stop(), watcher.stop(), credentials.stop()]);
       await db.close();
     },
   };

@@ -168,11 +168,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: Role = 'a
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${int(env, 'PORT', 3000)}`).replace(/\/+$/, ''),
     rateLimitEnabled: bool(env, 'RATE_LIMIT_ENABLED', true),
     // shared by every process through PostgreSQL: per merchant on authenticated routes, per IP and per e-mail on auth,
-    // per IP on refused credentials
+    // per IP and per credential on refused credentials
     rateLimitApiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 6000, 1),
     rateLimitAuthIpPerMinute: int(env, 'RATE_LIMIT_AUTH_IP_PER_MINUTE', 20, 1),
     rateLimitAuthEmailPerMinute: int(env, 'RATE_LIMIT_AUTH_EMAIL_PER_MINUTE', 10, 1),
-    // refused credentials (bad JWT, unknown or inactive API key) per client IP, on every authenticated route
+    // refused credentials (bad JWT, unknown or inactive API key) per client IP and per credential, on every route that
+    // checks one
     rateLimitAuthFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 30, 1),
     // the payer's payment page and its status (polled every 2 s while open), per client IP, counted in each API process
     rateLimitPublicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, 1),

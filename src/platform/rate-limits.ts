@@ -17,8 +17,9 @@ export type RateLimits = {
   perCredential: RequestHandler;
   // POST /v1/auth/login and /register: one budget per client IP and one per e-mail
   auth: RequestHandler;
-  // wraps a route's credential check: a client IP whose credentials failed too often is refused (429) whatever it sends
-  guardCredentials: (check: RequestHandler) => RequestHandler;
+  // wraps a route's credential check: a credential refused too often (per client IP, and per credential as
+  // `keyOf` names it) is answered 429 instead of 401; a credential that opens the API is always served
+  guardCredentials: (check: RequestHandler, keyOf?: (req: Request) => string | null) => RequestHandler;
   // public pages without a credential (the payer's payment page and its status): one budget per client IP, per process
   publicPerIp: RequestHandler;
 };
@@ -97,30 +98,44 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
     counted.add(req);
     return req.user?.merchantId ?? req.user?.userId ?? null;
   };
-  const failures = limiter('auth-fail-ip', config.rateLimitAuthFailuresPerMinute);
-  // IPs this process saw go over their failure budget, until their window ends: refused without a query (another
-  // process learns it at its next failure from that IP), while nobody else's request pays a query for this limit
+  // Refused credentials are counted twice: per client IP and per credential (its SHA-256). An IP over its budget gets
+  // 429 instead of 401 for every credential it sends that is refused (guessing, a flood of invalid tokens), but a
+  // credential that opens the API is still checked, and served: one bad integration behind a shared NAT never locks
+  // out the others. A credential over its own budget (a revoked key hammering from anywhere) is 429 without a check.
+  const failuresByIp = limiter('auth-fail-ip', config.rateLimitAuthFailuresPerMinute);
+  const failuresByCredential = limiter('auth-fail-credential', config.rateLimitAuthFailuresPerMinute);
+  // Credentials this process saw go over their failure budget, until their window ends: refused without a check or a
+  // query (another process learns it at its next failure of that credential). Only a refused credential is ever here:
+  // one that opens the API cannot be guessed, so it never fails.
   const refused = new RateLimiterMemory({ keyPrefix: 'auth-fail-refused', points: 1, duration: WINDOW_SECONDS });
+  // Counts a refused credential against its IP and itself; the refusal of whichever went over its budget (the
+  // credential's first: it is remembered), or none. A limiter that failed lets the request have its 401.
+  const countFailure = async (ip: string, credential: string | null): Promise<RateLimiterRes | undefined> => {
+    const [byIp, byCredential] = await Promise.allSettled([
+      failuresByIp.consume(ip),
+      credential === null ? null : failuresByCredential.consume(credential),
+    ]);
+    const over = (r: PromiseSettledResult<unknown>): RateLimiterRes | undefined => {
+      if (r.status === 'fulfilled' || r.reason instanceof RateLimiterRes)
+        return r.status === 'fulfilled' ? undefined : r.reason;
+      logger.warn({ err: r.reason }, 'rate limiter failed; credential failure not counted');
+      return undefined;
+    };
+    const [ipOver, credentialOver] = [over(byIp), over(byCredential)];
+    if (credentialOver) void refused.block(credential!, Math.max(1, Math.ceil(credentialOver.msBeforeNext / 1000)));
+    return credentialOver ?? ipOver;
+  };
   const guardCredentials =
-    (check: RequestHandler): RequestHandler =>
+    (check: RequestHandler, keyOf: (req: Request) => string | null = () => null): RequestHandler =>
     (req, res, next) => {
       const ip = req.ip ?? '';
-      refused.get(ip).then(
+      const credential = keyOf(req);
+      (credential === null ? Promise.resolve(null) : refused.get(credential)).then(
         (seen) => {
           if (seen && seen.consumedPoints > 1) return tooMany(res, seen);
           check(req, res, (err?: unknown) => {
             if (!credentialFailed(err)) return next(err);
-            failures.consume(ip).then(
-              () => next(err),
-              (rejected: unknown) => {
-                if (!(rejected instanceof RateLimiterRes)) {
-                  logger.warn({ err: rejected }, 'rate limiter failed; credential failure not counted');
-                  return next(err);
-                }
-                void refused.block(ip, Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)));
-                tooMany(res, rejected);
-              },
-            );
+            void countFailure(ip, credential).then((rejected) => (rejected ? tooMany(res, rejected) : next(err)));
           });
         },
         (err: unknown) => next(err),
@@ -153,6 +168,15 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
       await consume(byEmail, emailKey(req));
     }),
   };
+}
+
+// The bearer credential of a request, as its failure budget's key (a SHA-256: no credential stored in the counters);
+// `Bearer` in any case with any spaces, as the authenticator reads it. Null without an Authorization header.
+export function bearerCredential(req: Request): string | null {
+  const header = req.headers.authorization?.trim();
+  if (!header) return null;
+  const token = /^bearer[ \t]+(\S+)$/i.exec(header)?.[1] ?? header;
+  return createHash('sha256').update(token).digest('base64url');
 }
 
 // Hashed: fixed length for the key column, and no e-mail address stored in the counters.

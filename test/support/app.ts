@@ -53,8 +53,7 @@ export async function startTestApp(
     logger,
     'test-api-listen',
   );
-  // a revoked key's stream ends within a test
-  const streams = createEventStreams({ ...deps, listener }, { credentialCheckMs: 500 });
+  const streams = createEventStreams({ ...deps, listener });
   const principals = createPrincipalCache(listener, config.principalCacheMs);
   const server: Server = createApp(deps, { streams, principals }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
