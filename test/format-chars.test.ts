@@ -61,6 +61,12 @@ test('every text that reaches a payer, a statement or a webhook is stored withou
   const refund = await m.http.post(`/v1/charges/${id}/refunds`, { amount: 100, reason: DIRTY });
   t.is(refund.status, 202, JSON.stringify(refund.body));
   t.is(refund.body.refund.reason, CLEAN);
+  // MED opens on a charge with no refund in progress: the worker completes this one first
+  await waitUntil(
+    async () => (await m.http.get(`/v1/charges/${id}/refunds`)).body.refunds[0].status === 'COMPLETED',
+    30_000,
+    'the refund to complete',
+  );
 
   const opened = await m.http.post(`/v1/sandbox/charges/${id}/infraction`, { reason: DIRTY });
   t.is(opened.status, 201, JSON.stringify(opened.body));

@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
@@ -107,6 +107,12 @@ async function check(t: ExecutionContext, page: Page, name: string, size: string
 const nav = (page: Page, name: string) =>
   page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name, exact: true }).click();
 const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+// The portal renders in the browser after its requests: wait for what should appear (deadline for a loaded machine).
+const visible = (l: Locator) =>
+  l.waitFor({ state: 'visible', timeout: 30_000 }).then(
+    () => true,
+    () => false,
+  );
 const text = async (page: Page, selector: string) =>
   ((await page.locator(selector).first().innerText()) ?? '').replaceAll(NBSP, ' ');
 
@@ -148,7 +154,7 @@ test.serial(
     t.deepEqual(await page.context().cookies(), [], 'no cookie');
     t.regex(String(await page.evaluate('sessionStorage.getItem("portal.token")')), /^ey/);
     for (const name of ['Início', 'Cobranças', 'Saques', 'Extrato', 'Webhooks', 'Chaves de API'])
-      t.true(await page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name }).isVisible(), name);
+      t.true(await visible(page.getByRole('navigation', { name: 'Principal' }).getByRole('link', { name })), name);
 
     // Webhooks: a new one, to the receiver, for three events; its secret shown once
     await nav(page, 'Webhooks');
@@ -167,7 +173,7 @@ test.serial(
     await check(t, page, 'webhooks', 'desktop');
     await page.getByRole('button', { name: 'Já copiei' }).click();
     t.false((await page.content()).includes(secret), 'the secret is gone from the page');
-    t.true(await page.getByText(`wh_****${secret.slice(-4)}`).isVisible(), 'the list shows it masked');
+    t.true(await visible(page.getByText(`wh_****${secret.slice(-4)}`)), 'the list shows it masked');
 
     // pause and resume
     await page.getByRole('button', { name: 'Pausar' }).click();
@@ -188,7 +194,7 @@ test.serial(
     const chargeId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
     const charge = (await m.http.get(`/v1/charges/${chargeId}`)).body.charge;
     t.like(charge, { amount: 200_000, description: 'Pedido 42: bolo de casamento', status: 'PENDING' });
-    t.true(await page.getByRole('img', { name: /QR Code PIX/ }).isVisible());
+    t.true(await visible(page.getByRole('img', { name: /QR Code PIX/ })));
     t.is(await page.getByLabel('PIX copia e cola').inputValue(), charge.qrCode);
     t.is(await text(page, '.detail .big'), 'R$ 2.000,00');
     await check(t, page, 'cobranca', 'desktop');
