@@ -77,7 +77,92 @@ export interface Acquirer {
   infractionsBetween(from: Date, to: Date): AsyncIterable<AcquirerInfraction>;
   // Forwards the merchant's defence of an infraction the acquirer opened.
   submitDefense(acquirerId: string, text: string): Promise<void>;
+
+  // Pix Automático. The sandbox answers at once and its payer is driven by /v1/sandbox/mandates|recurring-charges;
+  // apipix reports every later change through its rec/cobr callbacks and the periodic GETs (src/recurring learns them
+  // through the same use cases the sandbox routes call).
+  // Registers a mandate (locrec + rec); idempotent by the mandate's own id (`id`, used as the PSP-side reference).
+  createMandate(id: string, input: MandateRequest): Promise<MandateCreated>;
+  // Journey 1: asks the payer's PSP to approve (solicrec); idempotent by requestId.
+  requestMandate(requestId: string, input: MandateRequestToPayer): Promise<void>;
+  // The receiver cancels a mandate (PATCH /v2/rec/{idRec} CANCELADA); idempotent.
+  cancelMandate(recId: string): Promise<void>;
+  getMandate(recId: string): Promise<AcquirerMandate | null>;
+  // PUT /v2/cobr/{txid}; idempotent by txid.
+  createRecurringCharge(input: RecurringChargeRequest): Promise<void>;
+  // PATCH /v2/cobr/{txid} CANCELADA; idempotent.
+  cancelRecurringCharge(txid: string): Promise<void>;
+  // POST /v2/cobr/{txid}/retentativa/{date}; idempotent by (txid, date).
+  retryRecurringCharge(txid: string, date: string): Promise<void>;
+  getRecurringCharge(txid: string): Promise<AcquirerRecurringCharge | null>;
+  // Mandates and recurring charges the PSP changed in [from, to), for callbacks that never came (GET /v2/rec, /v2/cobr).
+  mandatesBetween(from: Date, to: Date): AsyncIterable<AcquirerMandate>;
+  recurringChargesBetween(from: Date, to: Date): AsyncIterable<AcquirerRecurringCharge>;
 }
+
+// Pix Automático (src/recurring): the receiver's PSP keeps the mandates (API Pix rec) and their charges (cobr).
+export type MandateFrequency = 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'SEMIANNUAL' | 'ANNUAL';
+export type MandateJourney = 'PUSH' | 'QR' | 'QR_WITH_PAYMENT' | 'DUE_DATE_QR';
+
+// A mandate to register (POST /v2/locrec + POST /v2/rec; QR journeys: GET /v2/rec/{idRec}?txid= for the BR Code).
+export type MandateRequest = {
+  journey: MandateJourney;
+  customer: { name: string; document: string };
+  contract: string;
+  object: string;
+  frequency: MandateFrequency;
+  startDate: string; // YYYY-MM-DD, São Paulo
+  endDate: string | null;
+  amount: number | null; // fixed (valorRec) ...
+  minAmount: number | null; // ... or variable (valorMinimoRecebedor)
+  retries: boolean; // politicaRetentativa PERMITE_3R_7D
+  expiresAt: string; // ISO instant: the payer's time to approve
+  merchant: { name: string; city: string };
+  // QR_WITH_PAYMENT / DUE_DATE_QR: the charge (cob / cobv) paid with the approval, already registered by createCharge
+  txid: string | null;
+  amountOfPayment: number | null;
+};
+
+// What the PSP made of it: the recorrência's id (the PSP generates it), and for the QR journeys the BR Code to show.
+export type MandateCreated = { recId: string; qrCode: string | null; location: string | null };
+
+// Journey 1 (PUSH): a solicitação to the payer's PSP (POST /v2/solicrec).
+export type MandateRequestToPayer = {
+  recId: string;
+  payerAccount: { ispb: string; branch: string; account: string; document: string };
+  expiresAt: string;
+};
+
+export type AcquirerMandateStatus = 'CREATED' | 'APPROVED' | 'REJECTED' | 'EXPIRED' | 'CANCELED';
+// The PSP's view of a mandate (a rec callback or GET /v2/rec): status, the payer's maximum, who cancelled it.
+export type AcquirerMandate = {
+  recId: string;
+  status: AcquirerMandateStatus;
+  payerMaxAmount: number | null;
+  cancellation: { by: 'PAYER' | 'MERCHANT'; reason: string | null } | null;
+  requestStatus: 'SENT' | 'ACCEPTED' | 'REJECTED' | 'EXPIRED' | 'CANCELED' | null; // PUSH: the solicrec's
+  updatedAt: string;
+};
+
+// One cycle's charge to register (PUT /v2/cobr/{txid}).
+export type RecurringChargeRequest = {
+  txid: string;
+  recId: string;
+  dueDate: string;
+  amount: number;
+  description: string | null;
+  payer: { name: string; document: string };
+};
+
+export type AcquirerAttemptStatus = 'SCHEDULED' | 'PAID' | 'REJECTED' | 'CANCELED';
+export type AcquirerRecurringChargeStatus = 'CREATED' | 'ACTIVE' | 'PAID' | 'EXPIRED' | 'FAILED' | 'CANCELED';
+// The PSP's view of a recurring charge (a cobr callback or GET /v2/cobr): its status and attempts (tentativas).
+export type AcquirerRecurringCharge = {
+  txid: string;
+  status: AcquirerRecurringChargeStatus;
+  attempts: { date: string; status: AcquirerAttemptStatus; failureCode: string | null; endToEndId: string | null }[];
+  updatedAt: string;
+};
 
 export type AcquirerInfractionStatus = 'OPEN' | 'UNDER_REVIEW' | 'ACCEPTED' | 'REJECTED' | 'CANCELED';
 export type AcquirerInfraction = {

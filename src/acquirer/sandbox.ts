@@ -82,6 +82,34 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
         return resultOf(row);
       });
     },
+    // Pix Automático: the sandbox is its own PSP. The recId is made here (RR/RN, ISPB 00000000, the day, 11 chars);
+    // the payer's side is driven by POST /v1/sandbox/mandates/:id/* and /v1/sandbox/recurring-charges/:id/attempt.
+    async createMandate(_id, { journey, retries, merchant, txid, amountOfPayment }) {
+      const recId = `R${retries ? 'R' : 'N'}00000000${saoPauloDay()}${randomAlnum(11)}`;
+      if (journey === 'PUSH') return { recId, qrCode: null, location: null };
+      const location = `${host}/pix/rec/${recId}`;
+      const qrCode = buildDynamicPix({
+        location: txid ? `${host}/pix/qr/${txid}` : location,
+        amountCents: amountOfPayment ?? undefined,
+        merchantName: merchant.name,
+        merchantCity: merchant.city,
+        recurrenceLocation: location,
+      });
+      return { recId, qrCode, location };
+    },
+    async requestMandate() {},
+    async cancelMandate() {},
+    async getMandate() {
+      return null;
+    },
+    async createRecurringCharge() {},
+    async cancelRecurringCharge() {},
+    async retryRecurringCharge() {},
+    async getRecurringCharge() {
+      return null;
+    },
+    async *mandatesBetween() {},
+    async *recurringChargesBetween() {},
     async getTransfer(idempotencyKey) {
       const [row] = await orm.em.fork().execute<sql.TransferRow[]>(sql.TRANSFER, [idempotencyKey]);
       return row ? resultOf(row) : null;
@@ -139,6 +167,19 @@ export async function workSandboxTransfers(
         else deps.logger.warn({ idempotencyKey: data.idempotencyKey }, 'sandbox transfer not found');
       }),
   );
+}
+
+// The São Paulo calendar day as YYYYMMDD.
+function saoPauloDay(now = new Date()): string {
+  return now.toLocaleDateString('en-CA', { timeZone: 'America/Sao_Paulo' }).replace(/-/g, '');
+}
+
+function randomAlnum(n: number): string {
+  return randomBytes(n * 2)
+    .toString('base64url')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, n)
+    .padEnd(n, '0');
 }
 
 // An end-to-end id shaped like the real ones: E + ISPB (8) + yyyyMMddHHmm + 11 random alphanumerics = 32 chars.

@@ -88,6 +88,7 @@ export interface DynamicPixInput {
   merchantName: string;
   merchantCity: string;
   txid?: string; // not emitted: for dynamic QRs the txid travels in the location payload and 62-05 must be "***"
+  recurrenceLocation?: string; // Pix Automático: the locrec URL (field 80-25), the mandate the payer approves
 }
 
 /** Dynamic, single-use BR Code pointing at a location URL (field 26-25). */
@@ -101,7 +102,10 @@ export function buildDynamicPix(input: DynamicPixInput): string {
       tlv('01', '12') + // 12 = single use
       tlv('26', tlv('00', GUI) + tlv('25', url)) +
       commonTail(input.amountCents, input.merchantName, input.merchantCity) +
-      tlv('62', tlv('05', '***')),
+      tlv('62', tlv('05', '***')) +
+      (input.recurrenceLocation
+        ? tlv('80', tlv('00', GUI) + tlv('25', input.recurrenceLocation.trim().replace(/^https?:\/\//i, '')))
+        : ''),
   );
 }
 

@@ -12,6 +12,8 @@ import { ApiPixError } from './errors.ts';
 import type { Devolucao, Envio, Infracao, Pix } from './types.ts';
 import { payerText, truncateText } from '../../pix/text.ts';
 
+const notYet = () => new AcquirerRefusedError('Pix Automático ainda não disponível com este adquirente');
+
 // The PSP's word, in the port's terms; 'unavailable' (no answer) and 'refused' (a definite no) stay apart.
 function portError(err: unknown): unknown {
   if (!(err instanceof ApiPixError)) return err;
@@ -139,6 +141,33 @@ export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
       );
       return transferOf(envio);
     },
+    // Pix Automático over API Pix (rec, solicrec, cobr): not implemented yet.
+    async createMandate() {
+      throw notYet();
+    },
+    async requestMandate() {
+      throw notYet();
+    },
+    async cancelMandate() {
+      throw notYet();
+    },
+    async getMandate() {
+      throw notYet();
+    },
+    async createRecurringCharge() {
+      throw notYet();
+    },
+    async cancelRecurringCharge() {
+      throw notYet();
+    },
+    async retryRecurringCharge() {
+      throw notYet();
+    },
+    async getRecurringCharge() {
+      throw notYet();
+    },
+    async *mandatesBetween() {},
+    async *recurringChargesBetween() {},
     async getTransfer(idempotencyKey) {
       const envio = await call(() => client.getEnvio(pspId(idempotencyKey)));
       return envio ? transferOf(envio) : null;
