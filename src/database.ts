@@ -21,6 +21,8 @@ import { Withdrawal } from './withdrawals/withdrawal.entity.ts';
 import { WithdrawalCount } from './withdrawals/withdrawal-count.entity.ts';
 import { SandboxTransfer } from './acquirer/sandbox-transfer.entity.ts';
 import { Infraction } from './infractions/infraction.entity.ts';
+import { Mandate, MandateCount } from './recurring/mandate.entity.ts';
+import { RecurringCharge, RecurringChargeCount } from './recurring/recurring-charge.entity.ts';
 import {
   EventCount,
   EventStreamConnection,
@@ -53,6 +55,10 @@ export const entities = [
   WithdrawalCount,
   Infraction,
   SandboxTransfer,
+  Mandate,
+  MandateCount,
+  RecurringCharge,
+  RecurringChargeCount,
 ];
 
 export const ormConfig = (databaseUrl: string, overrides: Partial<Options> = {}): Options =>

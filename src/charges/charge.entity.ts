@@ -9,8 +9,9 @@ import type { ChargeSplit } from './splits.ts';
 
 export const CHARGE_STATUSES = ['PENDING', 'PAID', 'FAILED', 'CANCELED', 'REFUNDED'] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
-// IMMEDIATE: the API Pix cob (one amount, expires after expiresIn seconds); DUE_DATE: the cobv (amount due by day).
-export const CHARGE_TYPES = ['IMMEDIATE', 'DUE_DATE'] as const;
+// IMMEDIATE: the API Pix cob (one amount, expires after expiresIn seconds); DUE_DATE: the cobv (amount due by day);
+// RECURRING: the money of a Pix Automático recurring charge (src/recurring), never listed or shown as a charge.
+export const CHARGE_TYPES = ['IMMEDIATE', 'DUE_DATE', 'RECURRING'] as const;
 export type ChargeType = (typeof CHARGE_TYPES)[number];
 
 // Triggers keep charge_counts (append-only, see ChargeCount) exact in the writing transaction: statement triggers over
