@@ -1375,6 +1375,226 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "mandate.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * mandate.approved
+         * @description The payer approved a mandate: `data` is the mandate. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventMandateApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mandate.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * mandate.rejected
+         * @description The payer rejected a mandate: `data` is the mandate. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventMandateRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mandate.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * mandate.canceled
+         * @description A mandate was cancelled by the merchant or the payer (`cancellation`): `data` is the mandate. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventMandateCanceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "mandate.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * mandate.expired
+         * @description A mandate was not approved by `expiresAt`, or its `endDate` passed: `data` is the mandate. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventMandateExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_charge.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_charge.paid
+         * @description An attempt paid a recurring charge (credited like a charge, statement type `RECURRING_CHARGE_PAID`): `data` is the recurring charge with its attempts. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventRecurringChargePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_charge.attempt_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_charge.attempt_failed
+         * @description An attempt was rejected and the charge may still be paid by a retry (its mandate allows them and some remain): `data` is the recurring charge with its attempts. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventRecurringChargeAttemptFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_charge.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_charge.failed
+         * @description An attempt was rejected and no retry may follow (policy `NONE`, none left, or a final code: AC05, AM02, MD01, AG12): `data` is the recurring charge. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventRecurringChargeFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_charge.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_charge.canceled
+         * @description A recurring charge was cancelled (by the merchant before its due date, or with its mandate): `data` is the recurring charge. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventRecurringChargeCanceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_charge.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_charge.expired
+         * @description Retries were allowed and none paid the charge by `dueDate + 7`: `data` is the recurring charge. Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventRecurringChargeExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_charge.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_charge.refunded
+         * @description A refund of a paid recurring charge completed: `data` is the recurring charge (its `refundedAmount` includes it). Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
+         *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
+         */
+        post: operations["eventRecurringChargeRefunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2225,12 +2445,12 @@ export interface components {
             withdrawals: components["schemas"]["Withdrawal"][];
         };
         /** @enum {string} */
-        EventName: "charge.paid" | "charge.refunded" | "withdraw.completed" | "withdraw.failed" | "withdraw.refunded" | "pixkey.updated" | "infraction.received" | "infraction.updated" | "infraction.refund_completed";
+        EventName: "charge.paid" | "charge.refunded" | "withdraw.completed" | "withdraw.failed" | "withdraw.refunded" | "pixkey.updated" | "infraction.received" | "infraction.updated" | "infraction.refund_completed" | "mandate.approved" | "mandate.rejected" | "mandate.canceled" | "mandate.expired" | "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired" | "recurring_charge.refunded";
         EventDescriptor: {
             event: components["schemas"]["EventName"];
             description: string;
             /** @enum {string} */
-            category: "Cobranças" | "Saques" | "Chave PIX" | "Infrações";
+            category: "Cobranças" | "Saques" | "Chave PIX" | "Infrações" | "Pix Automático";
             /**
              * @description JSON Schema (2020-12) of the delivered body for this event, self-contained (`$defs`); generated from this
              *     document's `webhooks:` entry for the event.
@@ -2458,7 +2678,7 @@ export interface components {
          *     `imageBase64` (with `tracking`), a withdrawal, the PIX key for `pixkey.updated`, an infraction for the
          *     `infraction.*` events.
          */
-        WebhookEvent: components["schemas"]["ChargeEvent"] | components["schemas"]["ChargeRefundedEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["PixKeyEvent"] | components["schemas"]["InfractionEvent"];
+        WebhookEvent: components["schemas"]["ChargeEvent"] | components["schemas"]["ChargeRefundedEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["PixKeyEvent"] | components["schemas"]["InfractionEvent"] | components["schemas"]["MandateEvent"] | components["schemas"]["RecurringChargeEvent"];
         /** @description The common envelope of every delivered event. */
         WebhookEventEnvelope: {
             /**
@@ -2588,6 +2808,142 @@ export interface components {
              */
             deadlineAt: string;
             blockedAmount: number;
+        };
+        /** @description `mandate.approved`, `mandate.rejected`, `mandate.canceled`, `mandate.expired`. */
+        MandateEvent: components["schemas"]["WebhookEventEnvelope"] & {
+            /** @enum {unknown} */
+            event?: "mandate.approved" | "mandate.rejected" | "mandate.canceled" | "mandate.expired";
+            data?: components["schemas"]["Mandate"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "mandate.approved" | "mandate.rejected" | "mandate.canceled" | "mandate.expired";
+        };
+        /**
+         * @description `recurring_charge.paid`, `recurring_charge.attempt_failed`, `recurring_charge.failed`,
+         *     `recurring_charge.canceled`, `recurring_charge.expired`, `recurring_charge.refunded`.
+         */
+        RecurringChargeEvent: components["schemas"]["WebhookEventEnvelope"] & {
+            /** @enum {unknown} */
+            event?: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired" | "recurring_charge.refunded";
+            data?: components["schemas"]["RecurringCharge"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired" | "recurring_charge.refunded";
+        };
+        /**
+         * @description A Pix Automático mandate (API Pix recorrência): the payer's approval for the merchant to charge each cycle.
+         *     Dates are São Paulo calendar days. `qrCode`/`imageBase64`: the BR Code the payer scans (QR journeys; null for
+         *     PUSH). `chargeId`/`paymentUrl`: the charge paid with the approval (QR_WITH_PAYMENT, DUE_DATE_QR). `request`:
+         *     the request sent to the payer's PSP (PUSH only, else null). `history`: every status with its time.
+         */
+        Mandate: {
+            /** Format: uuid */
+            id: string;
+            recId: string;
+            /** @enum {string} */
+            journey: "PUSH" | "QR" | "QR_WITH_PAYMENT" | "DUE_DATE_QR";
+            /** @enum {string} */
+            status: "CREATED" | "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED";
+            customer: {
+                name: string;
+                document: string;
+            };
+            contract: string;
+            object: string;
+            /** @enum {string} */
+            frequency: "WEEKLY" | "MONTHLY" | "QUARTERLY" | "SEMIANNUAL" | "ANNUAL";
+            /** Format: date */
+            startDate: string;
+            /** Format: date */
+            endDate: string | null;
+            /** @description A fixed-amount mandate's amount (centavos); null for a variable one. */
+            amount: number | null;
+            /** @description A variable mandate's lowest maximum the payer may set; null when none or fixed. */
+            minAmount: number | null;
+            /** @description The maximum the payer set when approving (variable mandates); null otherwise. */
+            payerMaxAmount: number | null;
+            /** @enum {string} */
+            retryPolicy: "NONE" | "THREE_IN_SEVEN_DAYS";
+            /** Format: date-time */
+            expiresAt: string;
+            qrCode: string | null;
+            imageBase64: string | null;
+            /** Format: uri */
+            paymentUrl: string | null;
+            /** Format: uuid */
+            chargeId: string | null;
+            autoCharge: null | {
+                amount: number | null;
+                leadDays: number;
+            };
+            request: null | {
+                /** @enum {string} */
+                status: "SENT" | "ACCEPTED" | "REJECTED" | "EXPIRED" | "CANCELED";
+            };
+            cancellation: null | {
+                /** @enum {string} */
+                by: "PAYER" | "MERCHANT";
+                reason: string | null;
+            };
+            history: {
+                /** @enum {string} */
+                status: "CREATED" | "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED";
+                /** Format: date-time */
+                at: string;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RecurringChargeAttempt: {
+            /** Format: date */
+            date: string;
+            /** @enum {string} */
+            kind: "DUE_DATE" | "RETRY";
+            /** @enum {string} */
+            status: "SCHEDULED" | "PAID" | "REJECTED" | "CANCELED";
+            /** @description Why the payer's PSP rejected it (AM04 insufficient funds, AM02 above the maximum, AC05, MD01, AG12...). */
+            failureCode: string | null;
+            endToEndId: string | null;
+            /**
+             * Format: date-time
+             * @description When the attempt reached its status.
+             */
+            at: string;
+        };
+        /**
+         * @description One cycle's charge of a mandate (API Pix cobrança recorrente). `cycle` is 0-based. `attempts` in order: the
+         *     due date's, then each retry. `fee`, `paidAt`, `paidAmount` once PAID; `refundedAmount` the sum of its completed
+         *     refunds.
+         */
+        RecurringCharge: {
+            /** Format: uuid */
+            id: string;
+            txid: string;
+            /** Format: uuid */
+            mandateId: string;
+            recId: string;
+            cycle: number;
+            /** Format: date */
+            dueDate: string;
+            amount: number;
+            description: string | null;
+            /** @enum {string} */
+            status: "CREATED" | "ACTIVE" | "PAID" | "FAILED" | "CANCELED" | "EXPIRED";
+            attempts: components["schemas"]["RecurringChargeAttempt"][];
+            retriesLeft: number;
+            /** Format: date-time */
+            paidAt: string | null;
+            paidAmount: number | null;
+            fee: number | null;
+            refundedAmount: number;
+            /** Format: date-time */
+            createdAt: string;
         };
         /** @description API Pix payment notification; other top-level fields are ignored. */
         AcquirerNotification: {
@@ -3045,7 +3401,7 @@ export interface components {
                  *       "errors": [
                  *         {
                  *           "field": "event",
-                 *           "message": "event é obrigatório e deve ser um de: charge.paid, charge.refunded, withdraw.completed, withdraw.failed, withdraw.refunded, pixkey.updated, infraction.received, infraction.updated, infraction.refund_completed"
+                 *           "message": "event é obrigatório e deve ser um de: charge.paid, charge.refunded, withdraw.completed, withdraw.failed, withdraw.refunded, pixkey.updated, infraction.received, infraction.updated, infraction.refund_completed, mandate.approved, mandate.rejected, mandate.canceled, mandate.expired, recurring_charge.paid, recurring_charge.attempt_failed, recurring_charge.failed, recurring_charge.canceled, recurring_charge.expired, recurring_charge.refunded"
                  *         }
                  *       ]
                  *     }
@@ -7099,6 +7455,629 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["InfractionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMandateApproved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "mandate.approved",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "journey": "QR",
+                 *         "status": "APPROVED",
+                 *         "customer": {
+                 *           "name": "Maria Souza",
+                 *           "document": "12345678909"
+                 *         },
+                 *         "contract": "CT-2026-0001",
+                 *         "object": "Plano mensal Academia",
+                 *         "frequency": "MONTHLY",
+                 *         "startDate": "2026-12-05",
+                 *         "endDate": null,
+                 *         "amount": 9990,
+                 *         "minAmount": null,
+                 *         "payerMaxAmount": null,
+                 *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                 *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                 *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                 *         "imageBase64": "iVBORw0KGgo=",
+                 *         "paymentUrl": null,
+                 *         "chargeId": null,
+                 *         "autoCharge": {
+                 *           "amount": null,
+                 *           "leadDays": 4
+                 *         },
+                 *         "request": null,
+                 *         "cancellation": null,
+                 *         "history": [
+                 *           {
+                 *             "status": "CREATED",
+                 *             "at": "2026-12-01T10:00:00.000Z"
+                 *           },
+                 *           {
+                 *             "status": "APPROVED",
+                 *             "at": "2026-12-01T10:05:00.000Z"
+                 *           }
+                 *         ],
+                 *         "createdAt": "2026-12-01T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MandateEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMandateRejected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "mandate.rejected",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "journey": "QR",
+                 *         "status": "REJECTED",
+                 *         "customer": {
+                 *           "name": "Maria Souza",
+                 *           "document": "12345678909"
+                 *         },
+                 *         "contract": "CT-2026-0001",
+                 *         "object": "Plano mensal Academia",
+                 *         "frequency": "MONTHLY",
+                 *         "startDate": "2026-12-05",
+                 *         "endDate": null,
+                 *         "amount": 9990,
+                 *         "minAmount": null,
+                 *         "payerMaxAmount": null,
+                 *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                 *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                 *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                 *         "imageBase64": "iVBORw0KGgo=",
+                 *         "paymentUrl": null,
+                 *         "chargeId": null,
+                 *         "autoCharge": {
+                 *           "amount": null,
+                 *           "leadDays": 4
+                 *         },
+                 *         "request": null,
+                 *         "cancellation": null,
+                 *         "history": [
+                 *           {
+                 *             "status": "CREATED",
+                 *             "at": "2026-12-01T10:00:00.000Z"
+                 *           },
+                 *           {
+                 *             "status": "REJECTED",
+                 *             "at": "2026-12-01T10:05:00.000Z"
+                 *           }
+                 *         ],
+                 *         "createdAt": "2026-12-01T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MandateEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMandateCanceled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "mandate.canceled",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "journey": "QR",
+                 *         "status": "CANCELED",
+                 *         "customer": {
+                 *           "name": "Maria Souza",
+                 *           "document": "12345678909"
+                 *         },
+                 *         "contract": "CT-2026-0001",
+                 *         "object": "Plano mensal Academia",
+                 *         "frequency": "MONTHLY",
+                 *         "startDate": "2026-12-05",
+                 *         "endDate": null,
+                 *         "amount": 9990,
+                 *         "minAmount": null,
+                 *         "payerMaxAmount": null,
+                 *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                 *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                 *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                 *         "imageBase64": "iVBORw0KGgo=",
+                 *         "paymentUrl": null,
+                 *         "chargeId": null,
+                 *         "autoCharge": {
+                 *           "amount": null,
+                 *           "leadDays": 4
+                 *         },
+                 *         "request": null,
+                 *         "cancellation": {
+                 *           "by": "PAYER",
+                 *           "reason": "Não quero mais"
+                 *         },
+                 *         "history": [
+                 *           {
+                 *             "status": "CREATED",
+                 *             "at": "2026-12-01T10:00:00.000Z"
+                 *           },
+                 *           {
+                 *             "status": "APPROVED",
+                 *             "at": "2026-12-01T10:05:00.000Z"
+                 *           },
+                 *           {
+                 *             "status": "CANCELED",
+                 *             "at": "2026-12-10T10:00:00.000Z"
+                 *           }
+                 *         ],
+                 *         "createdAt": "2026-12-01T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MandateEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMandateExpired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "mandate.expired",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "journey": "QR",
+                 *         "status": "EXPIRED",
+                 *         "customer": {
+                 *           "name": "Maria Souza",
+                 *           "document": "12345678909"
+                 *         },
+                 *         "contract": "CT-2026-0001",
+                 *         "object": "Plano mensal Academia",
+                 *         "frequency": "MONTHLY",
+                 *         "startDate": "2026-12-05",
+                 *         "endDate": null,
+                 *         "amount": 9990,
+                 *         "minAmount": null,
+                 *         "payerMaxAmount": null,
+                 *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                 *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                 *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                 *         "imageBase64": "iVBORw0KGgo=",
+                 *         "paymentUrl": null,
+                 *         "chargeId": null,
+                 *         "autoCharge": {
+                 *           "amount": null,
+                 *           "leadDays": 4
+                 *         },
+                 *         "request": null,
+                 *         "cancellation": null,
+                 *         "history": [
+                 *           {
+                 *             "status": "CREATED",
+                 *             "at": "2026-12-01T10:00:00.000Z"
+                 *           },
+                 *           {
+                 *             "status": "EXPIRED",
+                 *             "at": "2026-12-02T10:00:05.000Z"
+                 *           }
+                 *         ],
+                 *         "createdAt": "2026-12-01T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MandateEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventRecurringChargePaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "recurring_charge.paid",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-2222-7a00-8b00-000000000002",
+                 *         "txid": "rec01a300002222aa00bb00000000002",
+                 *         "mandateId": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "cycle": 0,
+                 *         "dueDate": "2026-12-05",
+                 *         "amount": 9990,
+                 *         "description": "Mensalidade de dezembro",
+                 *         "status": "PAID",
+                 *         "attempts": [
+                 *           {
+                 *             "date": "2026-12-05",
+                 *             "kind": "DUE_DATE",
+                 *             "status": "PAID",
+                 *             "failureCode": null,
+                 *             "endToEndId": "E00000000202612051000Ab3De5Gh7Jk",
+                 *             "at": "2026-12-05T10:00:00.000Z"
+                 *           }
+                 *         ],
+                 *         "retriesLeft": 3,
+                 *         "paidAt": "2026-12-05T10:00:00.000Z",
+                 *         "paidAmount": 9990,
+                 *         "fee": 199,
+                 *         "refundedAmount": 0,
+                 *         "createdAt": "2026-12-01T10:06:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecurringChargeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventRecurringChargeAttemptFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "recurring_charge.attempt_failed",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-2222-7a00-8b00-000000000002",
+                 *         "txid": "rec01a300002222aa00bb00000000002",
+                 *         "mandateId": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "cycle": 0,
+                 *         "dueDate": "2026-12-05",
+                 *         "amount": 9990,
+                 *         "description": "Mensalidade de dezembro",
+                 *         "status": "ACTIVE",
+                 *         "attempts": [
+                 *           {
+                 *             "date": "2026-12-05",
+                 *             "kind": "DUE_DATE",
+                 *             "status": "REJECTED",
+                 *             "failureCode": "AM04",
+                 *             "endToEndId": null,
+                 *             "at": "2026-12-05T10:00:00.000Z"
+                 *           }
+                 *         ],
+                 *         "retriesLeft": 3,
+                 *         "paidAt": null,
+                 *         "paidAmount": null,
+                 *         "fee": null,
+                 *         "refundedAmount": 0,
+                 *         "createdAt": "2026-12-01T10:06:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecurringChargeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventRecurringChargeFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "recurring_charge.failed",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-2222-7a00-8b00-000000000002",
+                 *         "txid": "rec01a300002222aa00bb00000000002",
+                 *         "mandateId": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "cycle": 0,
+                 *         "dueDate": "2026-12-05",
+                 *         "amount": 9990,
+                 *         "description": "Mensalidade de dezembro",
+                 *         "status": "FAILED",
+                 *         "attempts": [
+                 *           {
+                 *             "date": "2026-12-05",
+                 *             "kind": "DUE_DATE",
+                 *             "status": "REJECTED",
+                 *             "failureCode": "MD01",
+                 *             "endToEndId": null,
+                 *             "at": "2026-12-05T10:00:00.000Z"
+                 *           }
+                 *         ],
+                 *         "retriesLeft": 3,
+                 *         "paidAt": null,
+                 *         "paidAmount": null,
+                 *         "fee": null,
+                 *         "refundedAmount": 0,
+                 *         "createdAt": "2026-12-01T10:06:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecurringChargeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventRecurringChargeCanceled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "recurring_charge.canceled",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-2222-7a00-8b00-000000000002",
+                 *         "txid": "rec01a300002222aa00bb00000000002",
+                 *         "mandateId": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "cycle": 0,
+                 *         "dueDate": "2026-12-05",
+                 *         "amount": 9990,
+                 *         "description": "Mensalidade de dezembro",
+                 *         "status": "CANCELED",
+                 *         "attempts": [
+                 *           {
+                 *             "date": "2026-12-05",
+                 *             "kind": "DUE_DATE",
+                 *             "status": "CANCELED",
+                 *             "failureCode": null,
+                 *             "endToEndId": null,
+                 *             "at": "2026-12-05T10:00:00.000Z"
+                 *           }
+                 *         ],
+                 *         "retriesLeft": 3,
+                 *         "paidAt": null,
+                 *         "paidAmount": null,
+                 *         "fee": null,
+                 *         "refundedAmount": 0,
+                 *         "createdAt": "2026-12-01T10:06:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecurringChargeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventRecurringChargeExpired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "recurring_charge.expired",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-2222-7a00-8b00-000000000002",
+                 *         "txid": "rec01a300002222aa00bb00000000002",
+                 *         "mandateId": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "cycle": 0,
+                 *         "dueDate": "2026-12-05",
+                 *         "amount": 9990,
+                 *         "description": "Mensalidade de dezembro",
+                 *         "status": "EXPIRED",
+                 *         "attempts": [
+                 *           {
+                 *             "date": "2026-12-05",
+                 *             "kind": "DUE_DATE",
+                 *             "status": "REJECTED",
+                 *             "failureCode": "AM04",
+                 *             "endToEndId": null,
+                 *             "at": "2026-12-05T10:00:00.000Z"
+                 *           }
+                 *         ],
+                 *         "retriesLeft": 3,
+                 *         "paidAt": null,
+                 *         "paidAmount": null,
+                 *         "fee": null,
+                 *         "refundedAmount": 0,
+                 *         "createdAt": "2026-12-01T10:06:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecurringChargeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s is a success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventRecurringChargeRefunded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a30001-0000-7a00-8b00-00000000000a",
+                 *       "event": "recurring_charge.refunded",
+                 *       "createdAt": "2026-12-05T10:00:00.010Z",
+                 *       "data": {
+                 *         "id": "01a30000-2222-7a00-8b00-000000000002",
+                 *         "txid": "rec01a300002222aa00bb00000000002",
+                 *         "mandateId": "01a30000-1111-7a00-8b00-000000000001",
+                 *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                 *         "cycle": 0,
+                 *         "dueDate": "2026-12-05",
+                 *         "amount": 9990,
+                 *         "description": "Mensalidade de dezembro",
+                 *         "status": "PAID",
+                 *         "attempts": [
+                 *           {
+                 *             "date": "2026-12-05",
+                 *             "kind": "DUE_DATE",
+                 *             "status": "PAID",
+                 *             "failureCode": null,
+                 *             "endToEndId": "E00000000202612051000Ab3De5Gh7Jk",
+                 *             "at": "2026-12-05T10:00:00.000Z"
+                 *           }
+                 *         ],
+                 *         "retriesLeft": 3,
+                 *         "paidAt": "2026-12-05T10:00:00.000Z",
+                 *         "paidAmount": 9990,
+                 *         "fee": 199,
+                 *         "refundedAmount": 9990,
+                 *         "createdAt": "2026-12-01T10:06:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecurringChargeEvent"];
             };
         };
         responses: {
