@@ -103,19 +103,19 @@ export class Migration20261202090000_pix_automatico extends Migration {
       `alter table "mandates" add constraint "mandates_request_status_check" check ("request_status" in ('SENT', 'ACCEPTED', 'REJECTED', 'EXPIRED', 'CANCELED'));`,
     );
     this
-      .addSql(`create or replace function "mandate_counts_insert_fn"() returns trigger as \$\$ begin insert into "mandate_counts" ("merchant_id", "status", "count") select "merchant_id", "status", count(*) from inserted group by
-          "merchant_id", "status"; return null; end; \$\$ language plpgsql;`);
+      .addSql(`create or replace function "mandate_counts_insert_fn"() returns trigger as $$ begin insert into "mandate_counts" ("merchant_id", "status", "count") select "merchant_id", "status", count(*) from inserted group by
+          "merchant_id", "status"; return null; end; $$ language plpgsql;`);
     this.addSql(
       `create trigger "mandate_counts_insert" after insert on "mandates" referencing new table as inserted for each statement execute function "mandate_counts_insert_fn"();`,
     );
     this
-      .addSql(`create or replace function "mandate_counts_delete_fn"() returns trigger as \$\$ begin insert into "mandate_counts" ("merchant_id", "status", "count") select "merchant_id", "status", -count(*) from deleted group by
-          "merchant_id", "status"; return null; end; \$\$ language plpgsql;`);
+      .addSql(`create or replace function "mandate_counts_delete_fn"() returns trigger as $$ begin insert into "mandate_counts" ("merchant_id", "status", "count") select "merchant_id", "status", -count(*) from deleted group by
+          "merchant_id", "status"; return null; end; $$ language plpgsql;`);
     this.addSql(
       `create trigger "mandate_counts_delete" after delete on "mandates" referencing old table as deleted for each statement execute function "mandate_counts_delete_fn"();`,
     );
     this.addSql(
-      `create or replace function "mandate_counts_status_fn"() returns trigger as \$\$ begin insert into "mandate_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); return null; end; \$\$ language plpgsql;`,
+      `create or replace function "mandate_counts_status_fn"() returns trigger as $$ begin insert into "mandate_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); return null; end; $$ language plpgsql;`,
     );
     this.addSql(
       `create trigger "mandate_counts_status" after update of "status" on "mandates" for each row when (old."status" is distinct from new."status") execute function "mandate_counts_status_fn"();`,
@@ -133,19 +133,19 @@ export class Migration20261202090000_pix_automatico extends Migration {
       `alter table "recurring_charges" add constraint "recurring_charges_status_check" check ("status" in ('CREATED', 'ACTIVE', 'PAID', 'FAILED', 'CANCELED', 'EXPIRED'));`,
     );
     this
-      .addSql(`create or replace function "recurring_charge_counts_insert_fn"() returns trigger as \$\$ begin insert into "recurring_charge_counts" ("merchant_id", "status", "count") select "merchant_id", "status", count(*) from inserted group by
-          "merchant_id", "status"; return null; end; \$\$ language plpgsql;`);
+      .addSql(`create or replace function "recurring_charge_counts_insert_fn"() returns trigger as $$ begin insert into "recurring_charge_counts" ("merchant_id", "status", "count") select "merchant_id", "status", count(*) from inserted group by
+          "merchant_id", "status"; return null; end; $$ language plpgsql;`);
     this.addSql(
       `create trigger "recurring_charge_counts_insert" after insert on "recurring_charges" referencing new table as inserted for each statement execute function "recurring_charge_counts_insert_fn"();`,
     );
     this
-      .addSql(`create or replace function "recurring_charge_counts_delete_fn"() returns trigger as \$\$ begin insert into "recurring_charge_counts" ("merchant_id", "status", "count") select "merchant_id", "status", -count(*) from deleted group by
-          "merchant_id", "status"; return null; end; \$\$ language plpgsql;`);
+      .addSql(`create or replace function "recurring_charge_counts_delete_fn"() returns trigger as $$ begin insert into "recurring_charge_counts" ("merchant_id", "status", "count") select "merchant_id", "status", -count(*) from deleted group by
+          "merchant_id", "status"; return null; end; $$ language plpgsql;`);
     this.addSql(
       `create trigger "recurring_charge_counts_delete" after delete on "recurring_charges" referencing old table as deleted for each statement execute function "recurring_charge_counts_delete_fn"();`,
     );
     this.addSql(
-      `create or replace function "recurring_charge_counts_status_fn"() returns trigger as \$\$ begin insert into "recurring_charge_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); return null; end; \$\$ language plpgsql;`,
+      `create or replace function "recurring_charge_counts_status_fn"() returns trigger as $$ begin insert into "recurring_charge_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); return null; end; $$ language plpgsql;`,
     );
     this.addSql(
       `create trigger "recurring_charge_counts_status" after update of "status" on "recurring_charges" for each row when (old."status" is distinct from new."status") execute function "recurring_charge_counts_status_fn"();`,
