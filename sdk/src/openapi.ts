@@ -7393,7 +7393,10 @@ export interface operations {
             404: components["responses"]["SandboxMandateNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The mandate is no longer `CREATED`, `payerMaxAmount` is below `minAmount`, or its charge can no longer be paid. */
+            /**
+             * @description The mandate is no longer `CREATED` (or its `expiresAt` passed), `payerMaxAmount` is below `minAmount`, or
+             *     its charge can no longer be paid.
+             */
             422: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];

@@ -28,6 +28,8 @@ export function sandboxMandateRoutes(deps: Pick<Services, 'boss' | 'clock' | 'co
   router.post('/mandates/:id/approve', ...validate(approveRules), async (req, res) => {
     const merchantId = merchantIdOf(req);
     const current = await getMandate(deps, req.em, merchantId, String(req.params.id));
+    if (current.status === 'CREATED' && Date.parse(current.expiresAt) <= deps.clock().getTime())
+      throw new BusinessRuleError(`Autorização expirou em ${current.expiresAt}: o pagador não pode mais aprová-la`);
     const charge = current.chargeId ? await findCharge(deps, req.em, merchantId, current.chargeId) : null;
     if (current.status === 'CREATED' && charge && charge.status !== 'PENDING' && charge.status !== 'PAID')
       throw new BusinessRuleError(`A cobrança da autorização não pode mais ser paga (${charge.status})`);
