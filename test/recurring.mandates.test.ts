@@ -665,3 +665,16 @@ test('approve racing cancel: one outcome, never 5xx; the first payment is paid o
   ]);
   t.deepEqual(rs.map((r) => r.status).sort(), [200, 422]);
 });
+
+test('bodiless requests never reach a 5xx: approve, reject, payer-cancel, request, PATCH', async (t) => {
+  const m = await company();
+  const md = (await m.http.post('/v1/mandates', base())).body.mandate;
+  const call = (method: string, path: string) => m.http.call(method, path, undefined);
+  t.is((await call('PATCH', `/v1/mandates/${md.id}`)).status, 400); // a PATCH needs its JSON body
+  t.is((await call('POST', `/v1/mandates/${md.id}/request`)).status, 422);
+  t.is((await call('POST', `/v1/sandbox/mandates/${md.id}/approve`)).status, 200);
+  t.is((await call('POST', `/v1/sandbox/mandates/${md.id}/reject`)).status, 422);
+  t.is((await call('POST', `/v1/sandbox/mandates/${md.id}/payer-cancel`)).status, 200);
+  t.is((await m.http.post('/v1/mandates', 'not json')).status, 400);
+  t.is((await m.http.post('/v1/mandates', [])).status, 400);
+});

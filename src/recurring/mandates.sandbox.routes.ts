@@ -33,7 +33,7 @@ export function sandboxMandateRoutes(deps: Pick<Services, 'boss' | 'clock' | 'co
     const charge = current.chargeId ? await findCharge(deps, req.em, merchantId, current.chargeId) : null;
     if (current.status === 'CREATED' && charge && charge.status !== 'PENDING' && charge.status !== 'PAID')
       throw new BusinessRuleError(`A cobrança da autorização não pode mais ser paga (${charge.status})`);
-    const payerMaxAmount = (req.body as { payerMaxAmount?: number | null }).payerMaxAmount ?? null;
+    const payerMaxAmount = (req.body as { payerMaxAmount?: number | null } | undefined)?.payerMaxAmount ?? null;
     const { mandate, changed } = await approveMandate(deps, req.em, { mandateId: current.id, payerMaxAmount });
     if (!changed && mandate.status !== 'APPROVED')
       throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser aprovada`);
