@@ -22,6 +22,8 @@ import { refundRoutes } from './refunds/refunds.routes.ts';
 import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './payments/notifications.routes.ts';
 import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
 import { sandboxRoutes } from './payments/sandbox.routes.ts';
+import { mandateChargeRoutes, recurringChargeRoutes } from './recurring/recurring-charges.routes.ts';
+import { recurringChargeSandboxRoutes } from './recurring/recurring-charges.sandbox.routes.ts';
 import { paymentPageRoutes } from './payment-page/payment-page.routes.ts';
 import { portalRoutes } from './portal/portal.routes.ts';
 import { observability } from './observability.ts';
@@ -90,8 +92,11 @@ export function createApp(
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
   app.use('/v1/charges', authenticate, chargeRoutes(deps), refundRoutes(deps));
   app.use('/v1/infractions', authenticate, infractionRoutes(deps));
+  app.use('/v1/mandates', authenticate, mandateChargeRoutes(deps));
+  app.use('/v1/recurring-charges', authenticate, recurringChargeRoutes(deps));
   if (config.acquirer === 'sandbox') {
     app.use('/v1/sandbox', authenticate, sandboxRoutes(deps), sandboxInfractionRoutes(deps));
+    app.use('/v1/sandbox', authenticate, recurringChargeSandboxRoutes(deps));
     app.use('/pix', pixLocationRoutes(deps));
   }
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
