@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Services } from '../platform/services.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { validate } from '../platform/validation.ts';
 import { BusinessRuleError } from '../platform/errors.ts';
@@ -20,7 +20,10 @@ const reasonOf = (req: { body?: unknown }) => {
 
 // /v1/sandbox/mandates (only with ACQUIRER=sandbox, the merchant's own mandates): what the payer would do in the
 // banking app. Each calls the use case a PSP's word calls (mandates.states.ts).
-export function sandboxMandateRoutes(deps: Pick<Services, 'boss' | 'clock' | 'config'>, payCharge: PayCharge): Router {
+export function sandboxMandateRoutes(
+  deps: Pick<AcquirerDeps, 'boss' | 'clock' | 'config' | 'acquirer'>,
+  payCharge: PayCharge,
+): Router {
   const router = Router();
 
   // The payer approves (with a maximum for a variable mandate); QR_WITH_PAYMENT and DUE_DATE_QR also pay the charge,

@@ -226,7 +226,7 @@ export const ONLY_CANCEL = 'Somente o cancelamento é permitido nesta autorizaç
 // PATCH /v1/mandates/:id: the merchant cancels ({ status: CANCELED, reason? }); any other change 422, and so is a
 // mandate already REJECTED, EXPIRED or CANCELED (the loser of two cancels at once included).
 export async function patchMandate(
-  deps: Pick<Services, 'boss' | 'config' | 'clock'>,
+  deps: Pick<AcquirerDeps, 'boss' | 'config' | 'clock' | 'acquirer'>,
   em: EntityManager,
   merchantId: string,
   id: string,
