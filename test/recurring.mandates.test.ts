@@ -657,6 +657,25 @@ test('approve racing cancel: one outcome, never 5xx; the first payment is paid o
       await waitUntil(async () => (await m.http.get(`/v1/charges/${md.chargeId}`)).body.charge.status === 'PAID');
     else t.is((await m.http.get(`/v1/charges/${md.chargeId}`)).body.charge.status, 'PENDING');
   }
+  // two approvals at once: one approval, one event, the first payment paid once (nothing unmatched)
+  const twice = (await m.http.post('/v1/mandates', base({ journey: 'QR_WITH_PAYMENT', firstPayment: { amount: 800 } })))
+    .body.mandate;
+  const approvals = await Promise.all([1, 2, 3].map(() => m.http.post(`/v1/sandbox/mandates/${twice.id}/approve`)));
+  t.deepEqual(
+    approvals.map((r) => r.status),
+    [200, 200, 200],
+  );
+  t.is((await sql(`select 1 from events where type = 'mandate.approved' and resource_id = ?`, [twice.id])).length, 1);
+  await waitUntil(async () => (await m.http.get(`/v1/charges/${twice.chargeId}`)).body.charge.status === 'PAID');
+  await new Promise((r) => setTimeout(r, 300));
+  t.is(
+    (
+      await sql('select 1 from unmatched_payments where txid = (select txid from charges where id = ?)', [
+        twice.chargeId,
+      ])
+    ).length,
+    0,
+  );
   // approve racing reject: exactly one wins
   const md = (await m.http.post('/v1/mandates', base())).body.mandate;
   const rs = await Promise.all([
