@@ -290,6 +290,11 @@ test('x-idempotency-key: a repeat replays (200), another body 409; QR_WITH_PAYME
   t.is(again.status, 200);
   t.is(again.headers.get('idempotent-replayed'), 'true');
   t.deepEqual(again.body, first.body);
+  // its id derives from the merchant and the key (the PSP's reference: a retry registers the same mandate there)
+  t.regex(first.body.mandate.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  const sameKeyElsewhere = await (await company()).http.post('/v1/mandates', body, key);
+  t.is(sameKeyElsewhere.status, 201);
+  t.not(sameKeyElsewhere.body.mandate.id, first.body.mandate.id);
   const other = await m.http.post('/v1/mandates', { ...body, contract: 'CT-2' }, key);
   t.deepEqual(
     [other.status, other.body],
