@@ -16,7 +16,7 @@ import { cancelRecurringChargesOfMandate } from './recurring-charges.states.ts';
 import * as sql from './mandates.sql.ts';
 import { mandateView, type MandateView } from './mandates.view.ts';
 
-type Deps = Pick<AcquirerDeps, 'boss' | 'config' | 'clock' | 'acquirer'>;
+type Deps = Pick<Services, 'boss' | 'config' | 'clock'>;
 export type MandateChange = { mandate: MandateView; changed: boolean };
 
 const T = MANDATE_TRANSITIONS;
@@ -92,7 +92,7 @@ export async function rejectMandate(
  * cancellation is sent to the PSP by the worker.
  */
 export async function cancelMandate(
-  deps: Deps,
+  deps: Deps & Pick<AcquirerDeps, 'acquirer'>, // its recurring charges' cancellation asks the PSP (apipix)
   em: EntityManager,
   input: { mandateId: string; by: 'PAYER' | 'MERCHANT'; reason: string | null },
 ): Promise<MandateChange> {
