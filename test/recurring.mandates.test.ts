@@ -506,6 +506,26 @@ test('cancelling an APPROVED mandate cancels its CREATED/ACTIVE recurring charge
   await assertCascade(t, m, rc);
 });
 
+test('the cascade through the API: a recurring charge created by POST /v1/mandates/:id/charges is CANCELED with its mandate', async (t) => {
+  const m = await company();
+  const md = (await m.http.post('/v1/mandates', base({ startDate: plusDays(today(), 3) }))).body.mandate;
+  await m.http.post(`/v1/sandbox/mandates/${md.id}/approve`);
+  const created = await m.http.post(`/v1/mandates/${md.id}/charges`, { dueDate: plusDays(today(), 3), amount: 9990 });
+  t.is(created.status, 201);
+  const rc = created.body.recurringCharge;
+  t.is(rc.status, 'ACTIVE');
+  t.is((await m.http.patch(`/v1/mandates/${md.id}`, { status: 'CANCELED' })).status, 200);
+  const after = (await m.http.get(`/v1/recurring-charges/${rc.id}`)).body.recurringCharge;
+  t.like(after, { status: 'CANCELED', attempts: [{ kind: 'DUE_DATE', status: 'CANCELED' }] });
+  const [event] = (await m.http.get('/v1/events?type=recurring_charge.canceled')).body.events;
+  t.deepEqual(event.data, after);
+  // a cancelled mandate takes no new charge
+  t.is(
+    (await m.http.post(`/v1/mandates/${md.id}/charges`, { dueDate: plusDays(today(), 4), amount: 9990 })).status,
+    422,
+  );
+});
+
 test('payer-cancel: CANCELED by PAYER with its reason, cascading like the merchant; no PSP cancellation job', async (t) => {
   const m = await company();
   const { md, rc } = await approvedWithCharges(m);
