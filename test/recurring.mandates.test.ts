@@ -423,6 +423,12 @@ test('PATCH: only the cancellation (422 otherwise), by MERCHANT with its reason,
   const md2 = (await m.http.post('/v1/mandates', base())).body.mandate;
   const r2 = await m.http.patch(`/v1/mandates/${md2.id}`, { status: 'CANCELED' });
   t.deepEqual(r2.body.mandate.cancellation, { by: 'MERCHANT', reason: null });
+  // a PUSH mandate's request still SENT is cancelled with it
+  const push = (await m.http.post('/v1/mandates', base({ journey: 'PUSH', payerAccount: pushAccount }))).body.mandate;
+  t.like((await m.http.patch(`/v1/mandates/${push.id}`, { status: 'CANCELED' })).body.mandate, {
+    status: 'CANCELED',
+    request: { status: 'CANCELED' },
+  });
   // a rejected one is terminal
   const md3 = (await m.http.post('/v1/mandates', base())).body.mandate;
   await m.http.post(`/v1/sandbox/mandates/${md3.id}/reject`);
