@@ -728,3 +728,20 @@ test('bodiless requests never reach a 5xx: approve, reject, payer-cancel, reques
   t.is((await m.http.post('/v1/mandates', 'not json')).status, 400);
   t.is((await m.http.post('/v1/mandates', [])).status, 400);
 });
+
+test.serial('a prerequisite gone while the PSP registered the mandate: 403 naming it, nothing stored', async (t) => {
+  const m = await company();
+  const acquirer = app.deps.acquirer;
+  const original = acquirer.createMandate;
+  acquirer.createMandate = async (id, input) => {
+    await sql(`update pix_keys set status = 'INACTIVE' where merchant_id = ?`, [m.merchantId]);
+    return original.call(acquirer, id, input);
+  };
+  try {
+    const r = await m.http.post('/v1/mandates', base());
+    t.deepEqual([r.status, r.body], [403, { message: 'Nenhuma chave PIX ativa' }]);
+  } finally {
+    acquirer.createMandate = original;
+  }
+  t.is(Number((await sql('select count(*) as n from mandates where merchant_id = ?', [m.merchantId]))[0].n), 0);
+});

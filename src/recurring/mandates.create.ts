@@ -34,21 +34,22 @@ export type CreateMandateInput = {
 };
 
 export const CNPJ_ONLY = 'Pix Automático disponível apenas para recebedores com CNPJ';
+const PREREQUISITES_CHANGED = 'Pré-requisitos do Pix Automático mudaram; tente novamente';
 export const DUE_DATE_CHARGE_UNFIT =
   'chargeId deve ser uma cobrança com vencimento PENDING deste recebedor, do mesmo pagador (customer.document) e sem outra autorização ativa';
 // the first payment's charge lives at most as long as a charge may (its own limit), within the approval's time
 const MAX_CHARGE_EXPIRES_IN = 604_800;
 
-// 403: a CPF merchant; otherwise every missing charge prerequisite, named as charges name them.
-async function checkMerchant(em: EntityManager, merchantId: string): Promise<void> {
+// 403: a CPF merchant; otherwise every missing charge prerequisite, named as charges name them (null: none missing).
+async function merchantProblem(em: EntityManager, merchantId: string): Promise<ForbiddenError | null> {
   const [m] = await em.execute<sql.MerchantForMandate[]>(sql.MERCHANT_FOR_MANDATE, [merchantId]);
-  if (m.document.length !== 14) throw new ForbiddenError(CNPJ_ONLY);
+  if (m.document.length !== 14) return new ForbiddenError(CNPJ_ONLY);
   const missing = [
     m.kyc_status !== 'APPROVED' && PREREQUISITE_MESSAGES.kyc,
     !m.acquirer_account_id && PREREQUISITE_MESSAGES.acquirer,
     !m.has_pix_key && PREREQUISITE_MESSAGES.pixKey,
   ].filter(Boolean);
-  if (missing.length) throw new ForbiddenError(missing.join('; '));
+  return missing.length ? new ForbiddenError(missing.join('; ')) : null;
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -133,7 +134,8 @@ export async function createMandate(
     },
     replay: (prior) => mandateView(prior.row, publicBaseUrl),
     async create(requestHash) {
-      await checkMerchant(em, merchant.id);
+      const problem = await merchantProblem(em, merchant.id);
+      if (problem) throw problem;
       const charge = await chargeOfJourney(deps, em, merchant, input, expiresIn, idempotencyKey);
       const id = mandateIdFor(merchant.id, idempotencyKey);
       const expiresAt = new Date(deps.clock().getTime() + expiresIn * 1000);
@@ -184,7 +186,11 @@ export async function createMandate(
           JSON.stringify([{ status: 'CREATED', at: createdAt.toISOString() }]),
           idempotencyKey ?? null,
           requestHash,
+          merchant.id,
+          merchant.id,
         ]);
+        // a prerequisite went away meanwhile (the PSP's mandate, never approved, expires there)
+        if (!inserted) throw (await merchantProblem(tx, merchant.id)) ?? new ForbiddenError(PREREQUISITES_CHANGED);
         if (requestId) await enqueue(deps.boss, tx, QUEUES.mandateRequest, { mandateId: id, requestId });
         return inserted;
       });
