@@ -9,6 +9,7 @@ import { parseBrCode } from '../src/pix/brcode.ts';
 import { saoPauloDate } from '../src/charges/due-date.ts';
 import { plusDays } from '../src/recurring/calendar.ts';
 import { setRequestStatus, mandateIdByRecId } from '../src/recurring/mandates.states.ts';
+import { AcquirerUnavailableError } from '../src/acquirer/errors.ts';
 
 // The clock every rule reads (São Paulo "today"); tests that need another day move it.
 const now = new Date();
@@ -745,3 +746,34 @@ test.serial('a prerequisite gone while the PSP registered the mandate: 403 namin
   }
   t.is(Number((await sql('select count(*) as n from mandates where merchant_id = ?', [m.merchantId]))[0].n), 0);
 });
+
+test.serial(
+  'a PSP that does not answer: 503, nothing stored; the retry with the same key reuses the first payment',
+  async (t) => {
+    const m = await company();
+    const acquirer = app.deps.acquirer;
+    const original = acquirer.createMandate;
+    acquirer.createMandate = async () => {
+      throw new AcquirerUnavailableError();
+    };
+    const key = { 'x-idempotency-key': `down-${Date.now()}` };
+    const body = base({ journey: 'QR_WITH_PAYMENT', firstPayment: { amount: 1200 } });
+    try {
+      const r = await m.http.post('/v1/mandates', body, key);
+      t.deepEqual(
+        [r.status, r.body],
+        [503, { message: 'Adquirente indisponível no momento; tente novamente em instantes' }],
+      );
+    } finally {
+      acquirer.createMandate = original;
+    }
+    t.is(Number((await sql('select count(*) as n from mandates where merchant_id = ?', [m.merchantId]))[0].n), 0);
+    const retry = await m.http.post('/v1/mandates', body, key);
+    t.is(retry.status, 201);
+    const charges = await sql('select id from charges where merchant_id = ?', [m.merchantId]);
+    t.deepEqual(
+      charges.map((c) => c.id),
+      [retry.body.mandate.chargeId],
+    );
+  },
+);
