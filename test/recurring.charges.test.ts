@@ -1,4 +1,5 @@
 import test from 'ava';
+import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { waitUntil } from './support/receiver.ts';
@@ -585,4 +586,60 @@ test("fees: the fee frozen at creation is what the payment takes (the merchant's
   const rc = await paidRecurring(m, 12345);
   t.is(rc.fee, platformFee(12345, { bps: 250, fixed: 10 }));
   t.is((await m.http.get('/v1/merchants/me/balance')).body.available, 12345 - rc.fee);
+});
+
+test('property: any amount and fee terms, paid then refunded in parts: paid = net + fee in the ledger, ledger:verify clean, the statement sums to the balance', async (t) => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.integer({ min: 1, max: 5_000_000 }),
+      fc.integer({ min: 0, max: 10_000 }),
+      fc.integer({ min: 0, max: 500 }),
+      fc.array(fc.integer({ min: 1, max: 100 }), { minLength: 0, maxLength: 3 }),
+      async (amount, bps, fixed, parts) => {
+        const m = await company(app);
+        await sql(`update merchants set fee_bps = ?, fee_fixed = ? where id = ?`, [bps, fixed, m.merchantId]);
+        const md = await approvedMandate(m, today(), { amount });
+        const rc = await recurringCharge(m, md.id, { dueDate: plusDays(today(), 3), amount });
+        const [outcome] = await settlePayments(app.deps, app.orm.em.fork(), [
+          { txid: rc.txid, endToEndId: sandboxEndToEndId(), amount, paidAt: new Date().toISOString() },
+        ]);
+        if (outcome !== 'paid') return false;
+        const h = await hiddenOf(rc.id);
+        const fee = platformFee(amount, { bps, fixed });
+        const postings = await sql<{ code: string; amount: string }>(
+          `select a.code, e.amount
+             from ledger_entries e
+             join ledger_transactions x on x.id = e.transaction_id
+             join ledger_accounts a on a.id = e.account_id
+            where x.kind = 'recurring_charge.payment' and x.reference_id = ?`,
+          [h.id],
+        );
+        const of = (code: string) => Number(postings.find((p) => p.code === code)?.amount ?? 0);
+        const net = of(`merchant:${m.merchantId}:available`);
+        if (h.fee !== fee || -of('acquirer:settlement') !== amount || net + of('platform:fees') !== amount)
+          return false;
+        // refunds of parts (percent of what is left), each completed by the worker
+        let left = amount;
+        let asked = 0;
+        for (const pct of parts) {
+          const part = Math.max(1, Math.floor((left * pct) / 100));
+          const res = await m.http.post(`/v1/recurring-charges/${rc.id}/refunds`, { amount: part });
+          if (res.status !== 202) continue; // the balance cannot cover it (a fee that took it all): refused, nothing changed
+          left -= part;
+          asked++;
+        }
+        await waitFor(
+          () => m.http.get(`/v1/recurring-charges/${rc.id}/refunds`),
+          (r) => r.body.refunds.length === asked && r.body.refunds.every((x: Json) => x.status === 'COMPLETED'),
+        );
+        const report = await verifyLedger(app.orm.em.fork());
+        const b = (await m.http.get('/v1/merchants/me/balance')).body;
+        const st = (await m.http.get('/v1/merchants/me/statement?limit=100')).body;
+        const sum = st.entries.reduce((s: number, e: Json) => s + e.amount, 0);
+        return report.ok && sum === b.available + b.blocked && (await get(m, rc.id)).refundedAmount === amount - left;
+      },
+    ),
+    { numRuns: 8 },
+  );
+  t.pass();
 });
