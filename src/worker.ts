@@ -9,6 +9,7 @@ import { CHARGE_PAGE } from './charges/charges.sql.ts';
 import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
 import { registerInfractions } from './infractions/infractions.worker.ts';
 import { registerEvents } from './events/events.worker.ts';
+import { registerRecurring } from './recurring/recurring.worker.ts';
 import { EVENT_PAGE } from './events/events.sql.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
 import { applyTransferOutcome } from './withdrawals/withdrawals.states.ts';
@@ -46,6 +47,7 @@ const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[
   registerSandbox,
   registerInfractions,
   registerEvents,
+  registerRecurring,
 ];
 
 export async function startWorker(deps: Deps): Promise<void> {

@@ -1,9 +1,13 @@
 import test from 'ava';
-import { startTestApp, type TestApp } from './support/app.ts';
+import { startBackground, startTestApp, type TestApp } from './support/app.ts';
+import { waitUntil } from './support/receiver.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
 import { insertAutoMandates, insertMandate, type MandateSpec } from './recurring.helpers.ts';
 import { runDay } from '../src/recurring/recurring.daily.ts';
 import { plusDays } from '../src/recurring/calendar.ts';
+import { main } from '../src/ops.ts';
+import { QUEUES } from '../src/platform/queue.ts';
+import { saoPauloDate } from '../src/charges/due-date.ts';
 
 // runDay works on every mandate of the database: each test has its own
 let app: TestApp;
@@ -284,3 +288,49 @@ test.serial('two runs at once, and runs again: every mandate charged exactly onc
   );
   t.deepEqual({ ...counts }, { charges: '2500', mandates: '2500', hidden: '2500' });
 });
+
+// The operator command, in-process (as test/ops.test.ts runs it) against the test database.
+async function ops(env: Record<string, string>, ...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, {
+    out: (s) => out.push(s),
+    err: (s) => err.push(s),
+    env: { DATABASE_URL: app.databaseUrl, NODE_ENV: 'test', ...env },
+  });
+  return { code, err: err.join('\n'), json: code === 0 ? JSON.parse(out.join('\n')) : undefined };
+}
+
+test.serial('recurring:run [--date] prints { created, expired }; another day only with the sandbox', async (t) => {
+  const { id } = await mandate({ startDate: '2030-03-10' });
+  const today = await ops({}, 'recurring:run');
+  t.is(today.code, 0, today.err);
+  t.deepEqual(Object.keys(today.json), ['created', 'expired']);
+  t.deepEqual((await ops({}, 'recurring:run', '--date', '2030-03-06')).json, { created: 1, expired: 0 });
+  t.deepEqual((await ops({}, 'recurring:run', '--date', '2030-03-06')).json, { created: 0, expired: 0 });
+  t.is((await chargesOf(id)).length, 1);
+  const bad = await ops({}, 'recurring:run', '--date', '2030-02-30');
+  t.is(bad.code, 2);
+  t.regex(bad.err, /--date must be a date/);
+  const psp = await ops({ ACQUIRER: 'apipix' }, 'recurring:run', '--date', '2030-03-06');
+  t.is(psp.code, 1, psp.err);
+  t.regex(psp.err, /only with ACQUIRER=sandbox/);
+});
+
+test.serial(
+  'the worker runs the day hourly at minute 5, São Paulo time; a kicked run charges what is due today',
+  async (t) => {
+    const today = saoPauloDate(new Date());
+    const { id } = await mandate({ startDate: plusDays(today, 4) });
+    const stop = await startBackground(app, 'worker');
+    t.teardown(stop);
+    const [schedule] = await sql<{ cron: string; timezone: string }>(
+      'select cron, timezone from pgboss.schedule where name = ?',
+      [QUEUES.recurringDaily],
+    );
+    t.deepEqual({ ...schedule }, { cron: '5 * * * *', timezone: 'America/Sao_Paulo' });
+    await app.boss.send(QUEUES.recurringDaily, {});
+    const charges = await waitUntil(async () => (await chargesOf(id)).length > 0 && chargesOf(id), 20_000, 'charged');
+    t.like(charges[0], { cycle: 0, due_date: plusDays(today, 4), automatic: true });
+  },
+);

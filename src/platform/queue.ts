@@ -71,6 +71,7 @@ export const QUEUES = {
   infractionsPoll: queue('infractions.poll'), // worker, scheduled (apipix): open and settle infractions the PSP lists
   countersFold: queue('counters.fold'), // worker, scheduled: fold the listing counters' +1/-1 rows
   eventsPrune: queue('events.prune'), // worker, scheduled: delete events and delivery logs past the retention window
+  recurringDaily: queue('recurring.daily'), // worker, scheduled hourly: the day's automatic charges and expiries
   webhookDeliver: queue<DeliverJob>('webhook.deliver'), // daemon: one attempt of one delivery (enqueued with its event)
 } as const;
 
@@ -110,6 +111,7 @@ const EXPIRE_IN_SECONDS: Record<string, number> = {
   [QUEUES.eventsPrune]: 3600, // a backlog of old rows, a thousand per statement
   [QUEUES.infractionsCover]: 300,
   [QUEUES.infractionsPoll]: 900,
+  [QUEUES.recurringDaily]: 1800, // batches of a thousand charges or expiries, a few seconds per hundred thousand
   [QUEUES.webhookDeliver]: 300, // a batch of POSTs, each bounded by WEBHOOK_TIMEOUT_MS
 };
 
