@@ -1,0 +1,119 @@
+import test from 'ava';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { createOnboardedMerchant } from './support/factories.ts';
+import { insertAutoMandates } from './recurring.helpers.ts';
+import { waitUntil } from './support/receiver.ts';
+
+// recurring:run as a real process, killed by SIGKILL in the middle of its batches, then run again: every due charge
+// exists once, and nothing is half-written (a charge without its hidden charge, a mandate moved on without its charge).
+let app: TestApp;
+const children = new Set<ChildProcess>();
+test.before(async () => {
+  app = await startTestApp();
+});
+test.after.always(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await app?.close();
+});
+
+const MANDATES = 20_000;
+const START = '2031-05-20';
+const DAY = '2031-05-16'; // START - leadDays (4)
+
+const sql = <T = Record<string, unknown>>(q: string, params: unknown[] = []) =>
+  app.orm.em.fork().execute<T[]>(q, params);
+
+function recurringRun(): { child: ChildProcess; out: () => string; exited: Promise<unknown> } {
+  const child = spawn(process.execPath, ['scripts/ops.ts', 'recurring:run', '--date', DAY], {
+    env: { ...process.env, DATABASE_URL: app.databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.resume();
+  const exited = once(child, 'exit');
+  void exited.then(() => children.delete(child));
+  return { child, out: () => out, exited };
+}
+
+// What the database holds for the merchant: recurring charges, hidden charges, and mandates by where they stand.
+async function state(merchantId: string) {
+  const [s] = await sql<Record<string, string>>(
+    `select (select count(*) from recurring_charges where merchant_id = ?) as charges,
+            (select count(distinct mandate_id) from recurring_charges where merchant_id = ? and cycle = 0) as charged,
+            (select count(*) from charges where merchant_id = ? and type = 'RECURRING') as hidden,
+            (select count(*) from recurring_charges r left join charges c on c.id = r.charge_id and c.txid = r.txid
+              where r.merchant_id = ? and c.id is null) as orphans,
+            (select count(*) from mandates where merchant_id = ? and next_cycle = 1 and auto_charge_on = '2031-06-16')
+              as moved,
+            (select count(*) from mandates m where merchant_id = ? and next_cycle = 1
+                and exists (select 1 from recurring_charges r where r.mandate_id = m.id and r.cycle = 0)) as moved_with_charge,
+            (select count(*) from mandates where merchant_id = ? and next_cycle = 0 and auto_charge_on is null) as untouched`,
+    Array(7).fill(merchantId),
+  );
+  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number(v)]));
+}
+
+test('recurring:run killed by SIGKILL mid-run, then run again: every due charge once, nothing half-written', async (t) => {
+  const m = await createOnboardedMerchant(app);
+  await insertAutoMandates(app.orm.em.fork(), m.merchantId, MANDATES, { startDate: START, leadDays: 4 });
+
+  const first = recurringRun();
+  // at least one batch committed, and the run still going
+  for (;;) {
+    const [{ n }] = await sql<{ n: string }>('select count(*) as n from recurring_charges where merchant_id = ?', [
+      m.merchantId,
+    ]);
+    if (Number(n) >= 1000) break;
+    if (first.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  first.child.kill('SIGKILL');
+  await first.exited;
+  t.is(first.child.signalCode, 'SIGKILL');
+  t.is(first.out(), '', 'killed before it printed its result');
+
+  const killed = await state(m.merchantId);
+  t.log(`at the kill: ${killed.charges} of ${MANDATES} charges`);
+  t.true(killed.charges >= 1000 && killed.charges < MANDATES, `killed mid-run (${killed.charges})`);
+  t.is(killed.hidden, killed.charges, 'each charge with its hidden charge, nothing more');
+  t.is(killed.orphans, 0);
+  t.is(killed.charged, killed.charges, 'one per mandate');
+  t.is(killed.moved, killed.charges, 'a mandate moved on exactly when its charge committed');
+  t.is(killed.moved_with_charge, killed.charges);
+  t.is(killed.untouched, MANDATES - killed.charges, 'the others untouched');
+
+  // the dead client's backend rolls back once PostgreSQL notices it is gone (else the next run would skip its locked
+  // mandates, left to the next hourly run)
+  await waitUntil(
+    async () =>
+      (
+        await sql(
+          `select 1 from pg_locks l join pg_class c on c.oid = l.relation
+            where c.relname = 'mandates' and l.pid <> pg_backend_pid()`,
+        )
+      ).length === 0,
+    10_000,
+    "the killed run's transaction gone",
+  );
+  const second = recurringRun();
+  await second.exited;
+  t.is(second.child.exitCode, 0);
+  t.deepEqual(JSON.parse(second.out()), { created: MANDATES - killed.charges, expired: 0 });
+  const after = await state(m.merchantId);
+  t.deepEqual(after, {
+    charges: MANDATES,
+    charged: MANDATES,
+    hidden: MANDATES,
+    orphans: 0,
+    moved: MANDATES,
+    moved_with_charge: MANDATES,
+    untouched: 0,
+  });
+  const third = recurringRun();
+  await third.exited;
+  t.deepEqual(JSON.parse(third.out()), { created: 0, expired: 0 }, 'a third run finds nothing to do');
+});
