@@ -107,8 +107,8 @@ export function createApp(
       sandboxRoutes(deps),
       sandboxInfractionRoutes(deps),
       sandboxMandateRoutes(deps, payCharge),
+      recurringChargeSandboxRoutes(deps),
     );
-    app.use('/v1/sandbox', authenticate, recurringChargeSandboxRoutes(deps));
     app.use('/pix', pixLocationRoutes(deps), pixRecLocationRoutes(deps));
   }
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
