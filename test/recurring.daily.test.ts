@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { waitUntil } from './support/receiver.ts';
+import { schemaErrorsAt } from './support/openapi-check.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
 import { insertAutoMandates, insertMandate, type MandateSpec } from './recurring.helpers.ts';
 import { runDay } from '../src/recurring/recurring.daily.ts';
@@ -81,6 +82,15 @@ test.serial(
     t.like(hidden, { merchant_id: merchant.merchantId, txid: first.txid, amount: 5000, fee: 50, status: 'PENDING' });
     t.is(hidden.type, 'RECURRING');
     t.is(new Date(hidden.expires_at as string).toISOString(), '2027-02-09T02:59:59.999Z', 'the end of dueDate + 8');
+    // the merchant sees it as any recurring charge, in the documented shape
+    const shown = await fetch(`${app.baseUrl}/v1/recurring-charges/${first.id}`, {
+      headers: { authorization: `Bearer ${merchant.token}` },
+    });
+    t.is(shown.status, 200);
+    const { recurringCharge } = (await shown.json()) as { recurringCharge: Record<string, unknown> };
+    t.like(recurringCharge, { mandateId: id, cycle: 0, dueDate: '2027-01-31', status: 'ACTIVE', fee: null });
+    t.deepEqual(schemaErrorsAt('/components/schemas/RecurringCharge', recurringCharge), []);
+    t.is((await merchant.http.get('/v1/charges')).body.total, 0, 'its hidden charge is not listed as a charge');
     // February's cycle starts on the 28th (clamped), March's on the 31st
     t.like(await run('2027-02-23'), { created: 0 });
     t.like(await run('2027-02-24'), { created: 1 });
@@ -153,6 +163,7 @@ test.serial('no charge for mandates not APPROVED, without autoCharge, or past th
   );
   const [event] = await eventsOf(ending.merchant.merchantId, 'mandate.expired');
   t.like(event.data, { id: ending.id, status: 'EXPIRED', endDate: '2027-07-09' });
+  t.deepEqual(schemaErrorsAt('/components/schemas/Mandate', event.data), []);
 });
 
 test.serial(
@@ -269,6 +280,7 @@ test.serial(
     const [event] = await eventsOf(charged.merchant.merchantId, 'recurring_charge.expired');
     t.like(event.data, { id: c.id, status: 'EXPIRED', dueDate: '2028-04-10', cycle: 0, refundedAmount: 0 });
     t.like((event.data.attempts as object[])[0], { status: 'CANCELED' });
+    t.deepEqual(schemaErrorsAt('/components/schemas/RecurringCharge', event.data), []);
   },
 );
 

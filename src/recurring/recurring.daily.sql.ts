@@ -1,8 +1,10 @@
 // The statements of the day's Pix Automático jobs (recurring.daily.ts), sent through pgTx (`$n`, named: prepared.ts):
-// the automatic charges of a batch of mandates and the expiries. They write the mandates and recurring_charges tables
-// and the hidden `charges` rows (type RECURRING) that carry a recurring charge's money, and read merchants (the fee).
+// a batch of mandates due for their automatic charge (inserted with recurring-charges.sql.ts INSERT_RECURRING_CHARGES,
+// as a merchant's are) and the expiries. They write the mandates and recurring_charges tables and the hidden `charges`
+// rows (type RECURRING) that carry a recurring charge's money, and read merchants (the fee).
 import { statuses, type Transition } from '../platform/sql.ts';
 import type { ChargeStatus } from '../charges/charge.entity.ts';
+import { RECURRING_COLUMNS, RECURRING_JOINS } from '../charges/recurring.view.ts';
 import type { AutoCharge, MandateStatus } from './mandate.entity.ts';
 import type { RecurringChargeStatus } from './recurring-charge.entity.ts';
 
@@ -14,6 +16,9 @@ type HiddenT = Transition<ChargeStatus>;
 export type DueMandateRow = {
   id: string;
   merchant_id: string;
+  rec_id: string;
+  customer_name: string;
+  customer_document: string;
   frequency: 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'SEMIANNUAL' | 'ANNUAL';
   start_date: string;
   end_date: string | null;
@@ -28,7 +33,7 @@ export type DueMandateRow = {
   fee_fixed: number | null;
 };
 
-const DUE_COLUMNS = `m.id, m.merchant_id, m.frequency, to_char(m.start_date, 'YYYY-MM-DD') as start_date,
+const DUE_COLUMNS = `m.id, m.merchant_id, m.rec_id, m.customer_name, m.customer_document, m.frequency, to_char(m.start_date, 'YYYY-MM-DD') as start_date,
          to_char(m.end_date, 'YYYY-MM-DD') as end_date, m.amount, m.retry_policy, m.object, m.location, m.auto_charge,
          m.next_cycle, to_char(m.auto_charge_on, 'YYYY-MM-DD') as auto_charge_on, me.fee_bps, me.fee_fixed`;
 
@@ -59,88 +64,12 @@ export const DUE_MANDATES = `
    limit $2
      for update of m skip locked`;
 
-/**
- * The batch's new recurring charges and their hidden charges, in one statement. Arrays, one entry per charge: id,
- * hidden charge id, mandate id, txid, cycle, due date, amount, fee, retries left, the hidden charge's expires_at and
- * expires_in, the description; then the time (`$13`; `$14` the same as ISO text, the attempt's). The status is the
- * table row's: ACTIVE with the sandbox (its payer's PSP schedules it at once), CREATED with a PSP.
- * A cycle that already has a live charge (the merchant's, or another run's) gets none: skipped by the check, or by the
- * partial unique index should one commit meanwhile; the hidden charge is inserted only for a recurring charge that
- * was (its foreign key is checked at the end of the statement).
- */
-export const INSERT_AUTOMATIC = (t: { to: RecurringChargeStatus }) => `
-  with n as (
-    select *
-      from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::int[], $6::date[], $7::int[], $8::int[],
-                  $9::int[], $10::timestamptz[], $11::int[], $12::text[])
-           as n(id, charge_id, mandate_id, txid, cycle, due_date, amount, fee, retries_left, expires_at, expires_in,
-                description)
-  ),
-  rc as (
-    insert into recurring_charges (id, created_at, updated_at, merchant_id, mandate_id, charge_id, txid, cycle, due_date,
-                                   amount, description, status, attempts, retries_left, automatic)
-    select n.id, $13, $13, m.merchant_id, n.mandate_id, n.charge_id, n.txid, n.cycle, n.due_date, n.amount,
-           n.description, ${statuses([t.to])},
-           jsonb_build_array(jsonb_build_object('date', n.due_date, 'kind', 'DUE_DATE', 'status', 'SCHEDULED',
-                                                'failureCode', null, 'endToEndId', null, 'at', $14::text)),
-           n.retries_left, true
-      from n
-      join mandates m on m.id = n.mandate_id
-     where not exists (
-             select 1
-               from recurring_charges x
-              where x.mandate_id = n.mandate_id and x.cycle = n.cycle and x.status not in ('CANCELED', 'FAILED'))
-        on conflict (mandate_id, cycle)
-     where status not in ('CANCELED', 'FAILED') do nothing
-    returning id, charge_id, merchant_id, txid
-  ),
-  ch as (
-    insert into charges (id, created_at, updated_at, merchant_id, txid, amount, fee, description, status, expires_in,
-                         expires_at, location, qr_code, type)
-    select n.charge_id, $13, $13, rc.merchant_id, n.txid, n.amount, n.fee, n.description, 'PENDING', n.expires_in,
-           n.expires_at, coalesce(m.location, ''), '', 'RECURRING'
-      from rc
-      join n on n.id = rc.id
-      join mandates m on m.id = n.mandate_id
-  )
-  select rc.id, rc.txid
-    from rc`;
-
 // Where each mandate of the batch goes next: arrays of mandate id, next cycle, the day its charge is due.
 export const PLAN_MANDATES = `
   update mandates m
      set next_cycle = n.next_cycle, auto_charge_on = n.auto_charge_on
     from unnest($1::uuid[], $2::int[], $3::date[]) as n(id, next_cycle, auto_charge_on)
    where m.id = n.id`;
-
-// A mandates row as an expiry returns it (for its event's view).
-export type MandateRow = {
-  id: string;
-  merchant_id: string;
-  rec_id: string;
-  journey: 'PUSH' | 'QR' | 'QR_WITH_PAYMENT' | 'DUE_DATE_QR';
-  status: MandateStatus;
-  customer_name: string;
-  customer_document: string;
-  contract: string;
-  object: string;
-  frequency: 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'SEMIANNUAL' | 'ANNUAL';
-  start_date: string;
-  end_date: string | null;
-  amount: number | null;
-  min_amount: number | null;
-  payer_max_amount: number | null;
-  retry_policy: 'NONE' | 'THREE_IN_SEVEN_DAYS';
-  expires_at: string;
-  qr_code: string | null;
-  location: string | null;
-  charge_id: string | null;
-  request_status: 'SENT' | 'ACCEPTED' | 'REJECTED' | 'EXPIRED' | 'CANCELED' | null;
-  auto_charge: AutoCharge | null;
-  cancellation: { by: 'PAYER' | 'MERCHANT'; reason: string | null } | null;
-  history: { status: MandateStatus; at: string }[];
-  created_at: string;
-};
 
 /**
  * expire, up to `$3` mandates: CREATED ones not approved by `$1` (their expiresAt; a PUSH request still SENT expires
@@ -178,43 +107,14 @@ export const EXPIRE_MANDATES = (t: MandateT) => `
   returning m.id, m.merchant_id, m.rec_id, m.journey, m.status, m.customer_name, m.customer_document, m.contract,
             m.object, m.frequency, to_char(m.start_date, 'YYYY-MM-DD') as start_date,
             to_char(m.end_date, 'YYYY-MM-DD') as end_date, m.amount, m.min_amount, m.payer_max_amount,
-            m.retry_policy, m.expires_at, m.qr_code, m.location, m.charge_id, m.request_status, m.auto_charge,
-            m.cancellation, m.history, m.created_at`;
-
-// A recurring_charges row as an expiry returns it, with its mandate's recId and its hidden charge's refunds.
-export type RecurringChargeRow = {
-  id: string;
-  merchant_id: string;
-  mandate_id: string;
-  rec_id: string;
-  charge_id: string;
-  txid: string;
-  cycle: number;
-  due_date: string;
-  amount: number;
-  description: string | null;
-  status: RecurringChargeStatus;
-  attempts: {
-    date: string;
-    kind: 'DUE_DATE' | 'RETRY';
-    status: string;
-    failureCode: string | null;
-    endToEndId: string | null;
-    at: string;
-  }[];
-  retries_left: number;
-  paid_at: string | null;
-  paid_amount: number | null;
-  fee: number | null;
-  refunded_amount: number;
-  created_at: string;
-};
+            m.retry_policy, m.expires_at, m.qr_code, m.location, m.charge_id, m.payer_account, m.request_status,
+            m.request_id, m.auto_charge, m.cancellation, m.history, m.idempotency_key, m.request_hash, m.created_at`;
 
 /**
  * expire, up to `$2` recurring charges CREATED or ACTIVE due on or before `$1` (the day - 8: unpaid by dueDate + 7):
  * their hidden charges locked first, in txid order (the lock order: a settlement holds the charge, then the recurring
  * charge; a charge being paid is skipped and its recurring charge found PAID by the guard later), then each recurring
- * charge EXPIRED by the guarded UPDATE with its SCHEDULED attempt CANCELED at `$3` (`$4` the same as ISO text), and its hidden charge CANCELED.
+ * charge EXPIRED by the guarded UPDATE with its SCHEDULED attempt CANCELED at `$3` (`$4` the same as ISO text), and its hidden charge CANCELED. Returns the recurring charges as their view reads them.
  */
 export const EXPIRE_RECURRING_CHARGES = (t: ChargeT, hidden: HiddenT) => `
   with due as (
@@ -250,12 +150,9 @@ export const EXPIRE_RECURRING_CHARGES = (t: ChargeT, hidden: HiddenT) => `
       from expired
      where c.id = expired.charge_id
        and c.status in (${statuses(hidden.from)})
-    returning c.id, c.refunded_amount
+    returning c.id
   )
-  select e.id, e.merchant_id, e.mandate_id, m.rec_id, e.charge_id, e.txid, e.cycle,
-         to_char(e.due_date, 'YYYY-MM-DD') as due_date, e.amount, e.description, e.status, e.attempts, e.retries_left,
-         e.paid_at, e.paid_amount, e.fee, coalesce(h.refunded_amount, 0) as refunded_amount, e.created_at
-    from expired e
-    join mandates m on m.id = e.mandate_id
-    left join hidden h on h.id = e.charge_id
-   order by e.due_date, e.id`;
+  select ${RECURRING_COLUMNS}
+    from expired rc
+    ${RECURRING_JOINS}
+   order by rc.due_date, rc.id`;

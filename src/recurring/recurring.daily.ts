@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { newId } from '../platform/base.entity.ts';
 import { pgArray, pgTx } from '../platform/sql.ts';
+import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import { recordEvents } from '../webhooks/events.ts';
@@ -15,7 +16,10 @@ import { endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
 import { cycleStart, expiresOn, firstCycleFrom, plusDays, RETRY, WINDOW } from './calendar.ts';
 import { MANDATE_TRANSITIONS, RECURRING_CHARGE_TRANSITIONS } from './transitions.ts';
 import * as sql from './recurring.daily.sql.ts';
-import { mandateView, recurringChargeView } from './daily.views.ts';
+import { INSERT_RECURRING_CHARGES } from './recurring-charges.sql.ts';
+import { recurringChargeView, type RecurringChargeRow } from './recurring-charges.view.ts';
+import type { MandateRow } from './mandates.sql.ts';
+import { mandateView } from './mandates.view.ts';
 
 export const BATCH = 1000;
 
@@ -26,8 +30,6 @@ const M = MANDATE_TRANSITIONS;
 const R = RECURRING_CHARGE_TRANSITIONS;
 const EXPIRE_MANDATES = sql.EXPIRE_MANDATES(M.expire);
 const EXPIRE_CHARGES = sql.EXPIRE_RECURRING_CHARGES(R.expire, CHARGE_TRANSITIONS.expire);
-// with the sandbox the payer's PSP schedules the charge at once (ACTIVE); a PSP is asked by a job (CREATED)
-const INSERT = { sandbox: sql.INSERT_AUTOMATIC(R.activate), apipix: sql.INSERT_AUTOMATIC({ to: 'CREATED' }) };
 
 /** What one run does on `day` (YYYY-MM-DD, São Paulo): the expiries due by it, then its automatic charges. */
 export async function runDay(deps: DailyDeps, em: EntityManager, day: string): Promise<DayResult> {
@@ -77,9 +79,10 @@ export function planFor(m: sql.DueMandateRow, day: string): Plan {
 // The charge's amount: the mandate's fixed amount, else autoCharge.amount (required of a variable mandate).
 const amountOf = (m: sql.DueMandateRow): number | null => m.amount ?? m.auto_charge.amount ?? null;
 
-// One batch of mandates: locked, planned, their charges inserted and their plans moved, in the caller's transaction.
+// One batch of mandates: locked, planned, their charges inserted (with their PSP jobs) and their plans moved, in the
+// caller's transaction.
 async function chargeBatch(deps: DailyDeps, tx: EntityManager, select: string, day: string) {
-  const { query, jobs } = pgTx(tx);
+  const { query } = pgTx(tx);
   const params = select === sql.DUE_MANDATES ? [day, BATCH] : [BATCH];
   const { rows } = await query<sql.DueMandateRow>(select, params);
   if (rows.length === 0) return { locked: 0, created: 0 };
@@ -88,18 +91,19 @@ async function chargeBatch(deps: DailyDeps, tx: EntityManager, select: string, d
   const charges = plans.flatMap(({ m, plan }) => (plan.charge ? [newCharge(deps, m, plan.charge, now)] : []));
   let created = 0;
   if (charges.length) {
-    const col = <K extends keyof NewCharge>(k: K) => pgArray(charges.map((c) => c[k]));
-    const acquirer = deps.config.acquirer;
-    const inserted = await query<{ id: string; txid: string }>(INSERT[acquirer], [
-      ...(['id', 'chargeId', 'mandateId', 'txid', 'cycle', 'dueDate', 'amount', 'fee', 'retriesLeft'] as const).map(
-        col,
-      ),
-      ...(['expiresAt', 'expiresIn', 'description'] as const).map(col),
-      now,
-      now.toISOString(),
-    ]);
-    created = inserted.rows.length;
-    if (acquirer !== 'sandbox') void jobs; // the PSP's cobr: enqueued here once the charges module declares its queue
+    const col = <K extends Exclude<keyof NewCharge, 'request'>>(k: K) => pgArray(charges.map((c) => c[k]));
+    const inserted = await tx.execute<{ id: string }[]>(
+      INSERT_RECURRING_CHARGES,
+      (
+        [
+          ...['id', 'chargeId', 'merchantId', 'mandateId', 'txid', 'cycle', 'dueDate', 'amount', 'description'],
+          ...['status', 'attempts', 'retriesLeft', 'automatic', 'idempotencyKey', 'requestHash', 'fee', 'feeBps'],
+          ...['feeFixed', 'expiresAt', 'expiresIn'],
+        ] as const
+      ).map(col),
+    );
+    created = inserted.length;
+    if (deps.config.acquirer !== 'sandbox') await sendToPsp(deps, tx, charges, inserted);
   }
   await query(sql.PLAN_MANDATES, [
     pgArray(plans.map(({ m }) => m.id)),
@@ -109,31 +113,57 @@ async function chargeBatch(deps: DailyDeps, tx: EntityManager, select: string, d
   return { locked: rows.length, created };
 }
 
+// With a PSP, each new charge's cobr is registered by a job (the charges module's), committed with it.
+async function sendToPsp(deps: DailyDeps, tx: EntityManager, charges: NewCharge[], inserted: { id: string }[]) {
+  const ids = new Set(inserted.map((r) => r.id));
+  const jobs = charges
+    .filter((c) => ids.has(c.id))
+    .map(({ request }) => ({ data: { op: 'create' as const, request }, singletonKey: request.txid }));
+  await enqueueMany(deps.boss, tx, QUEUES.recurringChargeSync, jobs);
+}
+
 type NewCharge = ReturnType<typeof newCharge>;
 
-// A cycle's charge as a manual creation makes it: the merchant's fee frozen now, the hidden charge valid until the
-// end of the day the recurring charge expires (São Paulo), retries as the mandate's policy allows.
+// A cycle's charge as a manual creation makes it (recurring-charges.service.ts): the merchant's fee frozen now, the
+// hidden charge valid until the end of the day the recurring charge expires (São Paulo), its DUE_DATE attempt
+// SCHEDULED, retries as the mandate's policy allows; ACTIVE at once with the sandbox, CREATED until a PSP schedules it.
 function newCharge(deps: DailyDeps, m: sql.DueMandateRow, c: { cycle: number; dueDate: string }, now: Date) {
   const amount = amountOf(m)!;
-  const fee = platformFee(amount, {
-    bps: m.fee_bps ?? deps.config.platformFeeBps,
-    fixed: m.fee_fixed ?? deps.config.platformFeeFixed,
-  });
+  const feeBps = m.fee_bps ?? deps.config.platformFeeBps;
+  const feeFixed = m.fee_fixed ?? deps.config.platformFeeFixed;
   const chargeId = newId();
+  const txid = chargeId.replaceAll('-', '');
   const expiresAt = new Date(endOfSaoPauloDay(expiresOn(c.dueDate)).getTime() + 999);
+  const attempt = { date: c.dueDate, kind: 'DUE_DATE', status: 'SCHEDULED', failureCode: null, endToEndId: null };
   return {
     id: newId(),
     chargeId,
+    merchantId: m.merchant_id,
     mandateId: m.id,
-    txid: chargeId.replaceAll('-', ''),
+    txid,
     cycle: c.cycle,
     dueDate: c.dueDate,
     amount,
-    fee,
-    retriesLeft: m.retry_policy === 'THREE_IN_SEVEN_DAYS' ? 3 : 0,
+    description: m.object,
+    status: deps.config.acquirer === 'sandbox' ? R.activate.to : 'CREATED',
+    attempts: JSON.stringify([{ ...attempt, at: now.toISOString() }]),
+    retriesLeft: m.retry_policy === 'THREE_IN_SEVEN_DAYS' ? RETRY.max : 0,
+    automatic: 'true',
+    idempotencyKey: null,
+    requestHash: null,
+    fee: platformFee(amount, { bps: feeBps, fixed: feeFixed }),
+    feeBps,
+    feeFixed,
     expiresAt: expiresAt.toISOString(),
     expiresIn: Math.max(1, Math.ceil((expiresAt.getTime() - now.getTime()) / 1000)),
-    description: m.object,
+    request: {
+      txid,
+      recId: m.rec_id,
+      dueDate: c.dueDate,
+      amount,
+      description: m.object,
+      payer: { name: m.customer_name, document: m.customer_document },
+    },
   };
 }
 
@@ -148,7 +178,7 @@ async function expireAll(deps: DailyDeps, em: EntityManager, day: string): Promi
   let expired = 0;
   for (;;) {
     const n = await transactional(em.fork(), async (tx) => {
-      const { rows } = await pgTx(tx).query<sql.MandateRow>(EXPIRE_MANDATES, [cutoff, day, BATCH, now, at]);
+      const { rows } = await pgTx(tx).query<MandateRow>(EXPIRE_MANDATES, [cutoff, day, BATCH, now, at]);
       const events = rows.map((r) => ({
         merchantId: r.merchant_id,
         type: M.expire.event,
@@ -163,7 +193,7 @@ async function expireAll(deps: DailyDeps, em: EntityManager, day: string): Promi
   const lastDue = plusDays(day, -(RETRY.lastDay + 1)); // expiresOn(lastDue) === day
   for (;;) {
     const n = await transactional(em.fork(), async (tx) => {
-      const { rows } = await pgTx(tx).query<sql.RecurringChargeRow>(EXPIRE_CHARGES, [lastDue, BATCH, now, at]);
+      const { rows } = await pgTx(tx).query<RecurringChargeRow>(EXPIRE_CHARGES, [lastDue, BATCH, now, at]);
       const events = rows.map((r) => ({
         merchantId: r.merchant_id,
         type: R.expire.event,
