@@ -346,3 +346,23 @@ test.serial(
     t.like(charges[0], { cycle: 0, due_date: plusDays(today, 4), automatic: true });
   },
 );
+
+test.serial('with a PSP: the charge is CREATED and its cobr is registered by a job committed with it', async (t) => {
+  const { id } = await mandate({ startDate: '2032-02-29', frequency: 'ANNUAL' });
+  const psp = { ...app.deps, config: { ...app.config, acquirer: 'apipix' as const } };
+  const day = '2032-02-25';
+  t.like(await runDay({ ...psp, clock: () => new Date(`${day}T15:00:00Z`) }, app.orm.em.fork(), day), { created: 1 });
+  const [c] = await chargesOf(id);
+  t.like(c, { status: 'CREATED', due_date: '2032-02-29' });
+  const jobs = await sql<{ data: { op: string; request: Record<string, unknown> } }>(
+    'select data from pgboss.job where name = ?',
+    [QUEUES.recurringChargeSync],
+  );
+  t.is(jobs.length, 1);
+  t.like(jobs[0].data, { op: 'create', request: { txid: c.txid, dueDate: '2032-02-29', amount: 5000 } });
+  t.like(jobs[0].data.request, { payer: { name: 'Maria Pagadora', document: '12345678909' } });
+  // the next year's (Feb 28, 2033) is charged on Feb 24
+  t.like(await runDay({ ...psp, clock: () => new Date('2033-02-24T15:00:00Z') }, app.orm.em.fork(), '2033-02-24'), {
+    created: 1,
+  });
+});
