@@ -22,6 +22,7 @@ import type { MandateRow } from './mandates.sql.ts';
 import { mandateView } from './mandates.view.ts';
 
 export const BATCH = 1000;
+const DEFAULT_LEAD_DAYS = 4; // contract: autoCharge.leadDays, 2..10, default 4
 
 export type DailyDeps = Pick<Services, 'boss' | 'config' | 'clock'>;
 export type DayResult = { created: number; expired: number };
@@ -56,7 +57,7 @@ export type Plan = { charge: { cycle: number; dueDate: string } | null; nextCycl
  * end date is never charged. The next day it is looked at is always after `day`: at most one charge per day.
  */
 export function planFor(m: sql.DueMandateRow, day: string): Plan {
-  const { leadDays } = m.auto_charge;
+  const leadDays = m.auto_charge.leadDays ?? DEFAULT_LEAD_DAYS;
   const start = m.start_date;
   const f = m.frequency;
   let k =
@@ -175,35 +176,36 @@ async function expireAll(deps: DailyDeps, em: EntityManager, day: string): Promi
   const cutoff = day === saoPauloDate(now) ? now : endOfSaoPauloDay(day);
   const at = now.toISOString();
   const { publicBaseUrl } = deps.config;
-  let expired = 0;
-  for (;;) {
-    const n = await transactional(em.fork(), async (tx) => {
-      const { rows } = await pgTx(tx).query<MandateRow>(EXPIRE_MANDATES, [cutoff, day, BATCH, now, at]);
-      const events = rows.map((r) => ({
-        merchantId: r.merchant_id,
-        type: M.expire.event,
-        data: mandateView(r, publicBaseUrl),
-      }));
-      await recordEvents(tx, deps.boss, events);
-      return rows.length;
-    });
-    expired += n;
-    if (n === 0) break;
-  }
+  const mandates = await drain(em, async (tx) => {
+    const { rows } = await pgTx(tx).query<MandateRow>(EXPIRE_MANDATES, [cutoff, day, BATCH, now, at]);
+    const data = (r: MandateRow) => mandateView(r, publicBaseUrl);
+    await recordEvents(
+      tx,
+      deps.boss,
+      rows.map((r) => ({ merchantId: r.merchant_id, type: M.expire.event, data: data(r) })),
+    );
+    return rows.length;
+  });
   const lastDue = plusDays(day, -(RETRY.lastDay + 1)); // expiresOn(lastDue) === day
+  const charges = await drain(em, async (tx) => {
+    const { rows } = await pgTx(tx).query<RecurringChargeRow>(EXPIRE_CHARGES, [lastDue, BATCH, now, at]);
+    const data = recurringChargeView;
+    await recordEvents(
+      tx,
+      deps.boss,
+      rows.map((r) => ({ merchantId: r.merchant_id, type: R.expire.event, data: data(r) })),
+    );
+    return rows.length;
+  });
+  return mandates + charges;
+}
+
+// Runs `batch` in a transaction of its own until it finds nothing left to do; the rows it did.
+async function drain(em: EntityManager, batch: (tx: EntityManager) => Promise<number>): Promise<number> {
+  let total = 0;
   for (;;) {
-    const n = await transactional(em.fork(), async (tx) => {
-      const { rows } = await pgTx(tx).query<RecurringChargeRow>(EXPIRE_CHARGES, [lastDue, BATCH, now, at]);
-      const events = rows.map((r) => ({
-        merchantId: r.merchant_id,
-        type: R.expire.event,
-        data: recurringChargeView(r),
-      }));
-      await recordEvents(tx, deps.boss, events);
-      return rows.length;
-    });
-    expired += n;
-    if (n === 0) break;
+    const n = await transactional(em.fork(), batch);
+    if (n === 0) return total;
+    total += n;
   }
-  return expired;
 }
