@@ -18,19 +18,8 @@ const MAY_IMPORT = {
   infractions: ['charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   withdrawals: ['infractions', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   refunds: ['infractions', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
-  // Pix Automático: a recurring charge's money is a charges row (payments -> recurring -> refunds, charges)
-  recurring: [
-    'refunds',
-    'infractions',
-    'charges',
-    'acquirer',
-    'ledger',
-    'webhooks',
-    'merchants',
-    'auth',
-    'platform',
-    'pix',
-  ],
+  // Pix Automático: mandates and recurring charges (a recurring charge's money is a hidden charge: refunds, settlement)
+  recurring: ['refunds', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   payments: [
     'recurring',
     'refunds',

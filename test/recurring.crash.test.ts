@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
-import { insertAutoMandates } from './recurring.helpers.ts';
+import { insertAutoMandates } from './recurring.daily.helpers.ts';
 import { waitUntil } from './support/receiver.ts';
 
 // recurring:run as a real process, killed by SIGKILL in the middle of its batches, then run again: every due charge

@@ -3,7 +3,7 @@ import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { waitUntil } from './support/receiver.ts';
 import { schemaErrorsAt } from './support/openapi-check.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
-import { insertAutoMandates, insertMandate, type MandateSpec } from './recurring.helpers.ts';
+import { insertAutoMandates, insertMandate, type MandateSpec } from './recurring.daily.helpers.ts';
 import { runDay } from '../src/recurring/recurring.daily.ts';
 import { plusDays } from '../src/recurring/calendar.ts';
 import { main } from '../src/ops.ts';

@@ -1,74 +1,60 @@
-// Mandates written straight into the database, in any state (the day's jobs read them as the mandates module leaves
-// them), one by one or thousands in one statement.
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+// Shared by the recurring charges' tests: a CNPJ merchant (Pix Automático's receivers), an APPROVED mandate through
+// the API (created, then approved by the sandbox payer) and its charges.
+import type { TestApp } from './support/app.ts';
+import { createMerchant, type MerchantOptions } from './support/factories.ts';
+import { plusDays } from '../src/recurring/calendar.ts';
 
-export type MandateSpec = {
-  status?: 'CREATED' | 'APPROVED' | 'REJECTED' | 'EXPIRED' | 'CANCELED';
-  frequency?: 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'SEMIANNUAL' | 'ANNUAL';
-  startDate: string;
-  endDate?: string | null;
-  amount?: number | null; // fixed; null: variable
-  minAmount?: number | null;
-  retryPolicy?: 'NONE' | 'THREE_IN_SEVEN_DAYS';
-  autoCharge?: { amount: number | null; leadDays: number } | null;
-  expiresAt?: string;
-  journey?: 'PUSH' | 'QR';
-  requestStatus?: 'SENT' | null;
-};
+type Json = Record<string, any>;
+export type Company = Awaited<ReturnType<typeof createMerchant>>;
 
-const recId = (retries: boolean) =>
-  `R${retries ? 'R' : 'N'}12345678${'20261201'}${randomBytes(8).toString('base64url').replace(/[-_]/g, 'x').slice(0, 11)}`;
-
-const COLUMNS = `id, created_at, updated_at, merchant_id, rec_id, journey, status, customer_name, customer_document,
-  contract, object, frequency, start_date, end_date, amount, min_amount, retry_policy, expires_at, auto_charge, history,
-  request_status`;
-
-export async function insertMandate(em: EntityManager, merchantId: string, s: MandateSpec): Promise<string> {
-  const id = randomUUID();
-  const status = s.status ?? 'APPROVED';
-  const history = [{ status: 'CREATED', at: '2026-11-01T12:00:00.000Z' }];
-  if (status !== 'CREATED') history.push({ status, at: '2026-11-01T12:05:00.000Z' });
-  await em.execute(
-    `insert into mandates (${COLUMNS}) values (?, now(), now(), ?, ?, ?, ?, 'Maria Pagadora', '12345678909', 'C-1',
-       'Academia', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      id,
-      merchantId,
-      recId(s.retryPolicy === 'THREE_IN_SEVEN_DAYS'),
-      s.journey ?? 'QR',
-      status,
-      s.frequency ?? 'MONTHLY',
-      s.startDate,
-      s.endDate ?? null,
-      s.amount === undefined ? 5000 : s.amount,
-      s.minAmount ?? null,
-      s.retryPolicy ?? 'NONE',
-      s.expiresAt ?? '2026-11-02T12:00:00Z',
-      s.autoCharge === null ? null : JSON.stringify(s.autoCharge ?? { amount: null, leadDays: 4 }),
-      JSON.stringify(history),
-      s.requestStatus ?? null,
-    ],
-  );
-  return id;
+// A valid CNPJ (check digits computed), so every merchant can have its own.
+export function cnpj(): string {
+  const d = Array.from({ length: 8 }, () => Math.floor(Math.random() * 10)).concat([0, 0, 0, 1]);
+  for (const weights of [
+    [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+    [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+  ]) {
+    const r = weights.reduce((s, w, i) => s + w * d[i], 0) % 11;
+    d.push(r < 2 ? 0 : 11 - r);
+  }
+  return d.join('');
 }
 
-/**
- * `count` APPROVED monthly mandates of one merchant with automatic charging (fixed `amount`, `leadDays`), starting on
- * `startDate`, in one statement.
- */
-export async function insertAutoMandates(
-  em: EntityManager,
-  merchantId: string,
-  count: number,
-  o: { startDate: string; amount?: number; leadDays?: number },
-): Promise<void> {
-  await em.execute(
-    `insert into mandates (${COLUMNS})
-     select gen_random_uuid(), now(), now(), ?, 'RN1234567820261201' || substr(md5(random()::text), 1, 11), 'QR', 'APPROVED',
-            'Maria Pagadora', '12345678909', 'C-' || i, 'Academia', 'MONTHLY', ?::date, null, ?, null, 'NONE',
-            now(), ?::jsonb, '[{"status":"CREATED","at":"2026-11-01T12:00:00.000Z"}]'::jsonb, null
-       from generate_series(1, ?) as i`,
-    [merchantId, o.startDate, o.amount ?? 5000, JSON.stringify({ amount: null, leadDays: o.leadDays ?? 4 }), count],
-  );
+// A merchant with a CNPJ, onboarded (KYC, acquirer, PIX key).
+export async function company(app: TestApp, opts: MerchantOptions = { kyc: 'APPROVED', acquirer: true, pixKey: true }) {
+  const m = await createMerchant(app, opts);
+  await app.orm.em.fork().execute('update merchants set document = ? where id = ?', [cnpj(), m.merchantId]);
+  return m;
+}
+
+export const payer = { name: 'Maria Souza', document: '529.982.247-25' };
+
+// A mandate's body: QR journey, WEEKLY from tomorrow (cycle k = [today + 1 + 7k, today + 8 + 7k)), 9990 fixed.
+export const mandateBody = (today: string, over: Json = {}) => ({
+  journey: 'QR',
+  customer: payer,
+  contract: 'CT-2026-0001',
+  object: 'Plano semanal',
+  frequency: 'WEEKLY',
+  startDate: plusDays(today, 1),
+  amount: 9990,
+  retryPolicy: 'THREE_IN_SEVEN_DAYS',
+  ...over,
+});
+
+// A mandate created through the API, then APPROVED by the sandbox payer (payerMaxAmount for a variable one).
+export async function approvedMandate(m: Company, today: string, over: Json = {}, payerMaxAmount?: number) {
+  const created = await m.http.post('/v1/mandates', mandateBody(today, over));
+  if (created.status !== 201) throw new Error(`mandate: ${created.status} ${JSON.stringify(created.body)}`);
+  const id = created.body.mandate.id;
+  const approved = await m.http.post(`/v1/sandbox/mandates/${id}/approve`, payerMaxAmount ? { payerMaxAmount } : {});
+  if (approved.status !== 200) throw new Error(`approve: ${approved.status} ${JSON.stringify(approved.body)}`);
+  return approved.body.mandate as Json;
+}
+
+// A recurring charge created through the API (201 expected).
+export async function recurringCharge(m: Company, mandateId: string, body: Json) {
+  const res = await m.http.post(`/v1/mandates/${mandateId}/charges`, body);
+  if (res.status !== 201) throw new Error(`charge: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.recurringCharge as Json;
 }

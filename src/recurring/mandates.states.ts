@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
-import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
+import { NotFoundError } from '../platform/errors.ts';
 import { transactional } from '../platform/transaction.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
@@ -16,7 +16,7 @@ import { cancelRecurringChargesOfMandate } from './recurring-charges.states.ts';
 import * as sql from './mandates.sql.ts';
 import { mandateView, type MandateView } from './mandates.view.ts';
 
-type Deps = Pick<AcquirerDeps, 'boss' | 'config' | 'clock' | 'acquirer'>;
+type Deps = Pick<Services, 'boss' | 'config' | 'clock'>;
 export type MandateChange = { mandate: MandateView; changed: boolean };
 
 const T = MANDATE_TRANSITIONS;
@@ -53,7 +53,8 @@ async function settle(
 
 /**
  * The payer approved (sandbox, or the PSP's APROVADA): APPROVED, with the maximum the payer set (a variable mandate's;
- * at least its minAmount, else 422). A PUSH mandate's SENT request becomes ACCEPTED.
+ * the PSP's word is taken as it is, the sandbox payer's is checked against minAmount by its route). A PUSH mandate's
+ * SENT request becomes ACCEPTED.
  */
 export async function approveMandate(
   deps: Deps,
@@ -63,8 +64,6 @@ export async function approveMandate(
   return transactional(em, async (tx) => {
     const m = await read(tx, input.mandateId);
     const max = m.amount === null ? input.payerMaxAmount : null; // a fixed mandate has no payer's maximum
-    if (m.status === 'CREATED' && max !== null && m.min_amount !== null && max < m.min_amount)
-      throw new BusinessRuleError(`payerMaxAmount deve ser maior ou igual a minAmount (${m.min_amount})`);
     const [moved] = await tx.execute<sql.MandateRow[]>(APPROVE, [deps.clock().toISOString(), max, m.id]);
     return settle(deps, tx, m.id, moved, T.approve.event);
   });
@@ -92,7 +91,7 @@ export async function rejectMandate(
  * cancellation is sent to the PSP by the worker.
  */
 export async function cancelMandate(
-  deps: Deps,
+  deps: Deps & Pick<AcquirerDeps, 'acquirer'>, // its recurring charges' cancellation asks the PSP (apipix)
   em: EntityManager,
   input: { mandateId: string; by: 'PAYER' | 'MERCHANT'; reason: string | null },
 ): Promise<MandateChange> {
