@@ -92,7 +92,7 @@ export const EXPIRE_MANDATES = (t: MandateT) => `
   locked as materialized (
     select m.id
       from mandates m
-     where m.id in (select id from unapproved) or m.id in (select id from ended)
+     where m.id = any(array(select id from unapproved) || array(select id from ended))
      limit $3
        for update of m skip locked
   )
