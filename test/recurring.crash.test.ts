@@ -19,6 +19,7 @@ test.after.always(async () => {
 });
 
 const MANDATES = 20_000;
+const UNAPPROVED = 5_000; // CREATED, past expiresAt: expired first, each with its mandate.expired
 const START = '2031-05-20';
 const DAY = '2031-05-16'; // START - leadDays (4)
 
@@ -51,8 +52,14 @@ async function state(merchantId: string) {
               as moved,
             (select count(*) from mandates m where merchant_id = ? and next_cycle = 1
                 and exists (select 1 from recurring_charges r where r.mandate_id = m.id and r.cycle = 0)) as moved_with_charge,
-            (select count(*) from mandates where merchant_id = ? and next_cycle = 0 and auto_charge_on is null) as untouched`,
-    Array(7).fill(merchantId),
+            (select count(*) from mandates where merchant_id = ? and next_cycle = 0 and auto_charge_on is null
+                and status = 'APPROVED') as untouched,
+            (select count(*) from mandates where merchant_id = ? and status = 'EXPIRED'
+                and history->-1->>'status' = 'EXPIRED') as expired,
+            (select count(*) from events where merchant_id = ? and type = 'mandate.expired') as expired_events,
+            (select count(distinct resource_id) from events where merchant_id = ? and type = 'mandate.expired')
+              as expired_mandates_told`,
+    Array(10).fill(merchantId),
   );
   return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number(v)]));
 }
@@ -60,14 +67,21 @@ async function state(merchantId: string) {
 test('recurring:run killed by SIGKILL mid-run, then run again: every due charge once, nothing half-written', async (t) => {
   const m = await createOnboardedMerchant(app);
   await insertAutoMandates(app.orm.em.fork(), m.merchantId, MANDATES, { startDate: START, leadDays: 4 });
+  await insertAutoMandates(app.orm.em.fork(), m.merchantId, UNAPPROVED, {
+    startDate: START,
+    status: 'CREATED',
+    expiresAt: '2031-05-10T12:00:00Z',
+  });
 
   const first = recurringRun();
-  // a few batches committed (how many: at random), the run still going
-  const killAt = 1000 * (1 + Math.floor(Math.random() * 5));
+  // a few batches committed (how many: at random; expiries first, then charges), the run still going
+  const killAt = 1000 * (1 + Math.floor(Math.random() * 10));
   for (;;) {
-    const [{ n }] = await sql<{ n: string }>('select count(*) as n from recurring_charges where merchant_id = ?', [
-      m.merchantId,
-    ]);
+    const [{ n }] = await sql<{ n: string }>(
+      `select (select count(*) from recurring_charges where merchant_id = ?)
+            + (select count(*) from mandates where merchant_id = ? and status = 'EXPIRED') as n`,
+      [m.merchantId, m.merchantId],
+    );
     if (Number(n) >= killAt) break;
     if (first.child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 10));
@@ -78,8 +92,10 @@ test('recurring:run killed by SIGKILL mid-run, then run again: every due charge 
   t.is(first.out(), '', 'killed before it printed its result');
 
   const killed = await state(m.merchantId);
-  t.log(`at the kill: ${killed.charges} of ${MANDATES} charges`);
-  t.true(killed.charges >= 1000 && killed.charges < MANDATES, `killed mid-run (${killed.charges})`);
+  t.log(`at the kill: ${killed.expired} of ${UNAPPROVED} expiries, ${killed.charges} of ${MANDATES} charges`);
+  t.true(killed.expired + killed.charges < UNAPPROVED + MANDATES, 'killed mid-run');
+  t.is(killed.expired_events, killed.expired, 'each expired mandate with its event, committed together');
+  t.is(killed.expired_mandates_told, killed.expired);
   t.is(killed.hidden, killed.charges, 'each charge with its hidden charge, nothing more');
   t.is(killed.orphans, 0);
   t.is(killed.charged, killed.charges, 'one per mandate');
@@ -103,7 +119,10 @@ test('recurring:run killed by SIGKILL mid-run, then run again: every due charge 
   const second = recurringRun();
   await second.exited;
   t.is(second.child.exitCode, 0);
-  t.deepEqual(JSON.parse(second.out()), { created: MANDATES - killed.charges, expired: 0 });
+  t.deepEqual(JSON.parse(second.out()), {
+    created: MANDATES - killed.charges,
+    expired: UNAPPROVED - killed.expired,
+  });
   const after = await state(m.merchantId);
   t.deepEqual(after, {
     charges: MANDATES,
@@ -113,6 +132,9 @@ test('recurring:run killed by SIGKILL mid-run, then run again: every due charge 
     moved: MANDATES,
     moved_with_charge: MANDATES,
     untouched: 0,
+    expired: UNAPPROVED,
+    expired_events: UNAPPROVED,
+    expired_mandates_told: UNAPPROVED,
   });
   const third = recurringRun();
   await third.exited;

@@ -54,21 +54,29 @@ export async function insertMandate(em: EntityManager, merchantId: string, s: Ma
 }
 
 /**
- * `count` APPROVED monthly mandates of one merchant with automatic charging (fixed `amount`, `leadDays`), starting on
- * `startDate`, in one statement.
+ * `count` monthly mandates of one merchant with automatic charging (fixed `amount`, `leadDays`), starting on
+ * `startDate`, in one statement: APPROVED, or CREATED and waiting for the payer until `expiresAt`.
  */
 export async function insertAutoMandates(
   em: EntityManager,
   merchantId: string,
   count: number,
-  o: { startDate: string; amount?: number; leadDays?: number },
+  o: { startDate: string; amount?: number; leadDays?: number; status?: 'APPROVED' | 'CREATED'; expiresAt?: string },
 ): Promise<void> {
   await em.execute(
     `insert into mandates (${COLUMNS})
-     select gen_random_uuid(), now(), now(), ?, 'RN1234567820261201' || substr(md5(random()::text), 1, 11), 'QR', 'APPROVED',
+     select gen_random_uuid(), now(), now(), ?, 'RN1234567820261201' || substr(md5(random()::text), 1, 11), 'QR', ?,
             'Maria Pagadora', '12345678909', 'C-' || i, 'Academia', 'MONTHLY', ?::date, null, ?, null, 'NONE',
-            now(), ?::jsonb, '[{"status":"CREATED","at":"2026-11-01T12:00:00.000Z"}]'::jsonb, null
+            ?::timestamptz, ?::jsonb, '[{"status":"CREATED","at":"2026-11-01T12:00:00.000Z"}]'::jsonb, null
        from generate_series(1, ?) as i`,
-    [merchantId, o.startDate, o.amount ?? 5000, JSON.stringify({ amount: null, leadDays: o.leadDays ?? 4 }), count],
+    [
+      merchantId,
+      o.status ?? 'APPROVED',
+      o.startDate,
+      o.amount ?? 5000,
+      o.expiresAt ?? '2026-11-02T12:00:00Z',
+      JSON.stringify({ amount: null, leadDays: o.leadDays ?? 4 }),
+      count,
+    ],
   );
 }
