@@ -367,3 +367,20 @@ test.serial('with a PSP: the charge is CREATED and its cobr is registered by a j
     created: 1,
   });
 });
+
+test.serial(
+  'a blocked merchant is not charged; unblocked, its cycle still in the window is charged late',
+  async (t) => {
+    const { id, merchant } = await mandate({ startDate: '2033-06-10' });
+    await run('2033-05-30');
+    await sql(`update merchants set status = 'BLOCKED' where id = ?`, [merchant.merchantId]);
+    t.like(await run('2033-06-06'), { created: 0 });
+    t.like(await run('2033-06-07'), { created: 0 });
+    await sql(`update merchants set status = 'ACTIVE' where id = ?`, [merchant.merchantId]);
+    t.like(await run('2033-06-08'), { created: 1 }, 'June 10 is still 2 days ahead');
+    t.deepEqual(
+      (await chargesOf(id)).map((c) => c.due_date),
+      ['2033-06-10'],
+    );
+  },
+);

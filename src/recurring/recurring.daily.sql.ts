@@ -41,12 +41,13 @@ const DUE_COLUMNS = `m.id, m.merchant_id, m.rec_id, m.customer_name, m.customer_
  * APPROVED mandates with automatic charging whose next charge is due by `$1` (auto_charge_on <= day), or not planned
  * yet (approved since the last run: auto_charge_on null), at most `$2`, locked: another run skips them, and finds them
  * moved past the day once this one commits (the WHERE is checked again on the row it locks). Two statements, one per
- * branch, so each is a range of the partial index mandates_auto_charge_idx that stops at the batch's size.
+ * branch, so each is a range of the partial index mandates_auto_charge_idx that stops at the batch's size. A blocked
+ * merchant's mandates wait (not charged, not planned) until it is unblocked, then go on as after missed runs.
  */
 export const UNPLANNED_MANDATES = `
   select ${DUE_COLUMNS}
     from mandates m
-    join merchants me on me.id = m.merchant_id
+    join merchants me on me.id = m.merchant_id and me.status = 'ACTIVE'
    where m.status = 'APPROVED'
      and m.auto_charge is not null
      and m.auto_charge_on is null
@@ -56,7 +57,7 @@ export const UNPLANNED_MANDATES = `
 export const DUE_MANDATES = `
   select ${DUE_COLUMNS}
     from mandates m
-    join merchants me on me.id = m.merchant_id
+    join merchants me on me.id = m.merchant_id and me.status = 'ACTIVE'
    where m.status = 'APPROVED'
      and m.auto_charge is not null
      and m.auto_charge_on <= $1::date
