@@ -33,8 +33,9 @@ export type DueMandateRow = {
   fee_fixed: number | null;
 };
 
-const DUE_COLUMNS = `m.id, m.merchant_id, m.rec_id, m.customer_name, m.customer_document, m.frequency, to_char(m.start_date, 'YYYY-MM-DD') as start_date,
-         to_char(m.end_date, 'YYYY-MM-DD') as end_date, m.amount, m.retry_policy, m.object, m.location, m.auto_charge,
+const DUE_COLUMNS = `m.id, m.merchant_id, m.rec_id, m.customer_name, m.customer_document, m.frequency,
+         to_char(m.start_date, 'YYYY-MM-DD') as start_date, to_char(m.end_date, 'YYYY-MM-DD') as end_date, m.amount,
+         m.retry_policy, m.object, m.location, m.auto_charge,
          m.next_cycle, to_char(m.auto_charge_on, 'YYYY-MM-DD') as auto_charge_on, me.fee_bps, me.fee_fixed`;
 
 /**
@@ -75,7 +76,8 @@ export const PLAN_MANDATES = `
 /**
  * expire, up to `$3` mandates: CREATED ones not approved by `$1` (their expiresAt; a PUSH request still SENT expires
  * with them) and APPROVED ones past their end date (`$2`: the day, the end date before it), each locked (skipped when
- * another transaction holds it) and moved by the guarded UPDATE, EXPIRED in its history at `$4` (`$5` the same as ISO text).
+ * another transaction holds it) and moved by the guarded UPDATE, EXPIRED in its history at `$4` (`$5` the same as
+ * ISO text).
  */
 export const EXPIRE_MANDATES = (t: MandateT) => `
   with unapproved as (
@@ -104,7 +106,8 @@ export const EXPIRE_MANDATES = (t: MandateT) => `
     from locked
    where m.id = locked.id
      and m.status in (${statuses(t.from)})
-     and ((m.status = 'CREATED' and m.expires_at <= $1::timestamptz) or (m.status = 'APPROVED' and m.end_date < $2::date))
+     and ((m.status = 'CREATED' and m.expires_at <= $1::timestamptz)
+          or (m.status = 'APPROVED' and m.end_date < $2::date))
   returning m.id, m.merchant_id, m.rec_id, m.journey, m.status, m.customer_name, m.customer_document, m.contract,
             m.object, m.frequency, to_char(m.start_date, 'YYYY-MM-DD') as start_date,
             to_char(m.end_date, 'YYYY-MM-DD') as end_date, m.amount, m.min_amount, m.payer_max_amount,
@@ -115,7 +118,8 @@ export const EXPIRE_MANDATES = (t: MandateT) => `
  * expire, up to `$2` recurring charges CREATED or ACTIVE due on or before `$1` (the day - 8: unpaid by dueDate + 7):
  * their hidden charges locked first, in txid order (the lock order: a settlement holds the charge, then the recurring
  * charge; a charge being paid is skipped and its recurring charge found PAID by the guard later), then each recurring
- * charge EXPIRED by the guarded UPDATE with its SCHEDULED attempt CANCELED at `$3` (`$4` the same as ISO text), and its hidden charge CANCELED. Returns the recurring charges as their view reads them.
+ * charge EXPIRED by the guarded UPDATE with its SCHEDULED attempt CANCELED at `$3` (`$4` the same as ISO text), and
+ * its hidden charge CANCELED. Returns the recurring charges as their view reads them.
  */
 export const EXPIRE_RECURRING_CHARGES = (t: ChargeT, hidden: HiddenT) => `
   with due as (
