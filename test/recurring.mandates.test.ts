@@ -10,6 +10,8 @@ import { saoPauloDate } from '../src/charges/due-date.ts';
 import { plusDays } from '../src/recurring/calendar.ts';
 import { setRequestStatus, mandateIdByRecId } from '../src/recurring/mandates.states.ts';
 import { AcquirerUnavailableError } from '../src/acquirer/errors.ts';
+import { foldCounters } from '../src/platform/counters.ts';
+import { MANDATE_PAGE } from '../src/recurring/mandates.sql.ts';
 
 // The clock every rule reads (São Paulo "today"); tests that need another day move it.
 const now = new Date();
@@ -369,6 +371,10 @@ test('GET /v1/mandates: pages newest first, by status (counters) and by payer; a
   t.like(approved, { total: 1, page: 1, limit: 20 });
   t.is(approved.mandates[0].id, b.id);
   t.is((await m.http.get('/v1/mandates?status=CREATED')).body.total, 2);
+  // the worker's fold of the counters' +1/-1 rows changes no total
+  await foldCounters(app.orm.em.fork(), [MANDATE_PAGE.counter]);
+  t.is((await m.http.get('/v1/mandates?status=CREATED')).body.total, 2);
+  t.is((await m.http.get('/v1/mandates')).body.total, 3);
   const byPayer = (await m.http.get(`/v1/mandates?customerDocument=${payer.document}`)).body;
   t.like(byPayer, { total: 2 });
   t.deepEqual(
