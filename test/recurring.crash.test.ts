@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -64,47 +64,16 @@ async function state(merchantId: string) {
   return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, Number(v)]));
 }
 
-test('recurring:run killed by SIGKILL mid-run, then run again: every due charge once, nothing half-written', async (t) => {
-  const m = await createOnboardedMerchant(app);
-  await insertAutoMandates(app.orm.em.fork(), m.merchantId, MANDATES, { startDate: START, leadDays: 4 });
-  await insertAutoMandates(app.orm.em.fork(), m.merchantId, UNAPPROVED, {
-    startDate: START,
-    status: 'CREATED',
-    expiresAt: '2031-05-10T12:00:00Z',
-  });
-
-  const first = recurringRun();
-  // a few batches committed (how many: at random; expiries first, then charges), the run still going
-  const killAt = 1000 * (1 + Math.floor(Math.random() * 10));
-  for (;;) {
-    const [{ n }] = await sql<{ n: string }>(
-      `select (select count(*) from recurring_charges where merchant_id = ?)
-            + (select count(*) from mandates where merchant_id = ? and status = 'EXPIRED') as n`,
-      [m.merchantId, m.merchantId],
-    );
-    if (Number(n) >= killAt) break;
-    if (first.child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  first.child.kill('SIGKILL');
-  await first.exited;
-  t.is(first.child.signalCode, 'SIGKILL');
-  t.is(first.out(), '', 'killed before it printed its result');
-
-  const killed = await state(m.merchantId);
-  t.log(`at the kill: ${killed.expired} of ${UNAPPROVED} expiries, ${killed.charges} of ${MANDATES} charges`);
-  t.true(killed.expired + killed.charges < UNAPPROVED + MANDATES, 'killed mid-run');
-  t.is(killed.expired_events, killed.expired, 'each expired mandate with its event, committed together');
-  t.is(killed.expired_mandates_told, killed.expired);
-  t.is(killed.hidden, killed.charges, 'each charge with its hidden charge, nothing more');
-  t.is(killed.orphans, 0);
-  t.is(killed.charged, killed.charges, 'one per mandate');
-  t.is(killed.moved, killed.charges, 'a mandate moved on exactly when its charge committed');
-  t.is(killed.moved_with_charge, killed.charges);
-  t.is(killed.untouched, MANDATES - killed.charges, 'the others untouched');
-
-  // the dead client's backend rolls back once PostgreSQL notices it is gone (else the next run would skip its locked
-  // mandates, left to the next hourly run)
+// Runs recurring:run and kills it by SIGKILL once `done()` reaches `at` (some batches committed, the run still going);
+// then waits until the dead client's backend has rolled back (else the next run would skip the mandates it still
+// locks, left to the next hourly run).
+async function killedRun(t: ExecutionContext, done: () => Promise<number>, at: number) {
+  const run = recurringRun();
+  while ((await done()) < at && run.child.exitCode === null) await new Promise((r) => setTimeout(r, 10));
+  run.child.kill('SIGKILL');
+  await run.exited;
+  t.is(run.child.signalCode, 'SIGKILL');
+  t.is(run.out(), '', 'killed before it printed its result');
   await waitUntil(
     async () =>
       (
@@ -116,15 +85,52 @@ test('recurring:run killed by SIGKILL mid-run, then run again: every due charge 
     10_000,
     "the killed run's transaction gone",
   );
-  const second = recurringRun();
-  await second.exited;
-  t.is(second.child.exitCode, 0);
-  t.deepEqual(JSON.parse(second.out()), {
-    created: MANDATES - killed.charges,
-    expired: UNAPPROVED - killed.expired,
+}
+
+// Nothing half-written: each expired mandate with its event, each charge with its hidden charge and its mandate moved
+// on, the other mandates untouched.
+function whole(t: ExecutionContext, s: Record<string, number>) {
+  t.is(s.expired_events, s.expired, 'each expired mandate with its event, committed together');
+  t.is(s.expired_mandates_told, s.expired);
+  t.is(s.hidden, s.charges, 'each charge with its hidden charge, nothing more');
+  t.is(s.orphans, 0);
+  t.is(s.charged, s.charges, 'one per mandate');
+  t.is(s.moved, s.charges, 'a mandate moved on exactly when its charge committed');
+  t.is(s.moved_with_charge, s.charges);
+  t.is(s.untouched, MANDATES - s.charges, 'the others untouched');
+}
+
+test('recurring:run killed by SIGKILL during its expiries, then its charges, then run again: every due charge and expiry once, nothing half-written', async (t) => {
+  const m = await createOnboardedMerchant(app);
+  await insertAutoMandates(app.orm.em.fork(), m.merchantId, MANDATES, { startDate: START, leadDays: 4 });
+  await insertAutoMandates(app.orm.em.fork(), m.merchantId, UNAPPROVED, {
+    startDate: START,
+    status: 'CREATED',
+    expiresAt: '2031-05-10T12:00:00Z',
   });
-  const after = await state(m.merchantId);
-  t.deepEqual(after, {
+  const count = (q: string) => async () => Number((await sql<{ n: string }>(q, [m.merchantId]))[0].n);
+  const expired = count(`select count(*) as n from mandates where merchant_id = ? and status = 'EXPIRED'`);
+  const charged = count('select count(*) as n from recurring_charges where merchant_id = ?');
+  const some = (batches: number) => 1000 * (1 + Math.floor(Math.random() * batches)); // 1 to `batches`, at random
+
+  await killedRun(t, expired, some(3));
+  const first = await state(m.merchantId);
+  t.log(`first kill: ${first.expired} of ${UNAPPROVED} expiries, ${first.charges} of ${MANDATES} charges`);
+  t.true(first.expired < UNAPPROVED, 'killed during the expiries');
+  whole(t, first);
+
+  await killedRun(t, charged, some(10));
+  const second = await state(m.merchantId);
+  t.log(`second kill: ${second.expired} of ${UNAPPROVED} expiries, ${second.charges} of ${MANDATES} charges`);
+  t.true(second.charges < MANDATES, 'killed during the charges');
+  t.is(second.expired, UNAPPROVED);
+  whole(t, second);
+
+  const last = recurringRun();
+  await last.exited;
+  t.is(last.child.exitCode, 0);
+  t.deepEqual(JSON.parse(last.out()), { created: MANDATES - second.charges, expired: 0 });
+  t.deepEqual(await state(m.merchantId), {
     charges: MANDATES,
     charged: MANDATES,
     hidden: MANDATES,
@@ -136,7 +142,7 @@ test('recurring:run killed by SIGKILL mid-run, then run again: every due charge 
     expired_events: UNAPPROVED,
     expired_mandates_told: UNAPPROVED,
   });
-  const third = recurringRun();
-  await third.exited;
-  t.deepEqual(JSON.parse(third.out()), { created: 0, expired: 0 }, 'a third run finds nothing to do');
+  const again = recurringRun();
+  await again.exited;
+  t.deepEqual(JSON.parse(again.out()), { created: 0, expired: 0 }, 'a run after finds nothing to do');
 });
