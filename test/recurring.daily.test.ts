@@ -151,8 +151,7 @@ test.serial('no charge for mandates not APPROVED, without autoCharge, or past th
   t.like(await run('2027-07-06'), { created: 0 }, 'its next cycle (July 10) is after its end date');
   t.is((await chargesOf(ending.id)).length, 1);
   t.like(await run('2027-07-09'), { expired: 0 }, 'still APPROVED on its end date');
-  const r = await run('2027-07-10');
-  t.true(r.expired >= 1);
+  t.like(await run('2027-07-10'), { expired: 1 }, 'the day after its end date');
   const [row] = await sql<{ status: string; history: { status: string }[] }>(
     'select status, history from mandates where id = ?',
     [ending.id],
@@ -205,7 +204,6 @@ test.serial('missed days: a planned cycle still in its window is charged late; o
 test.serial('a cycle the merchant already charged is not charged again', async (t) => {
   const { id, merchant } = await mandate({ startDate: '2027-12-10' });
   await run('2027-12-01');
-  const [m] = await sql<{ rec_id: string }>('select rec_id from mandates where id = ?', [id]);
   const chargeId = crypto.randomUUID();
   const txid = chargeId.replaceAll('-', '');
   await sql(
@@ -219,7 +217,6 @@ test.serial('a cycle the merchant already charged is not charged again', async (
        'ACTIVE', '[]', 0)`,
     [merchant.merchantId, id, chargeId, txid],
   );
-  t.truthy(m.rec_id);
   t.like(await run('2027-12-06'), { created: 0 });
   t.deepEqual(
     (await chargesOf(id)).map((c) => [c.cycle, c.automatic]),
