@@ -11,6 +11,7 @@ import { RECURRING_CHARGE_PAGE } from './recurring/recurring-charges.sql.ts';
 import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
 import { registerInfractions } from './infractions/infractions.worker.ts';
 import { registerEvents } from './events/events.worker.ts';
+import { registerRecurring } from './recurring/recurring.worker.ts';
 import { registerMandates } from './recurring/mandates.worker.ts';
 import { MANDATE_PAGE } from './recurring/mandates.sql.ts';
 import { EVENT_PAGE } from './events/events.sql.ts';
@@ -57,6 +58,7 @@ const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[
   registerSandbox,
   registerInfractions,
   registerEvents,
+  registerRecurring,
   registerMandates,
 ];
 

@@ -91,6 +91,7 @@ export const QUEUES = {
   recurringChargeSync: queue<RecurringChargeJob>('recurring_charge.sync'), // worker: a recurring charge's cobr call
   countersFold: queue('counters.fold'), // worker, scheduled: fold the listing counters' +1/-1 rows
   eventsPrune: queue('events.prune'), // worker, scheduled: delete events and delivery logs past the retention window
+  recurringDaily: queue('recurring.daily'), // worker, scheduled hourly: the day's automatic charges and expiries
   mandateRequest: queue<MandateRequestJob>('mandate.request'), // worker: send a PUSH mandate's request (solicrec)
   mandateCancel: queue<MandateCancelJob>('mandate.cancel'), // worker: cancel a mandate at the PSP (merchant's)
   webhookDeliver: queue<DeliverJob>('webhook.deliver'), // daemon: one attempt of one delivery (enqueued with its event)
@@ -133,6 +134,7 @@ const EXPIRE_IN_SECONDS: Record<string, number> = {
   [QUEUES.eventsPrune]: 3600, // a backlog of old rows, a thousand per statement
   [QUEUES.infractionsCover]: 300,
   [QUEUES.infractionsPoll]: 900,
+  [QUEUES.recurringDaily]: 1800, // batches of a thousand charges or expiries, a few seconds per hundred thousand
   [QUEUES.mandateRequest]: 300,
   [QUEUES.mandateCancel]: 300,
   [QUEUES.webhookDeliver]: 300, // a batch of POSTs, each bounded by WEBHOOK_TIMEOUT_MS
