@@ -12,6 +12,7 @@ import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
 import { registerInfractions } from './infractions/infractions.worker.ts';
 import { registerEvents } from './events/events.worker.ts';
 import { registerMandates } from './recurring/mandates.worker.ts';
+import { registerRecurringPsp } from './recurring/recurring.poll.ts';
 import { MANDATE_PAGE } from './recurring/mandates.sql.ts';
 import { EVENT_PAGE } from './events/events.sql.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
@@ -20,7 +21,13 @@ import { processMetrics, type Registry } from './platform/metrics.ts';
 import { paymentMetrics } from './payments/payments.metrics.ts';
 
 // The listing counters the worker folds every minute.
-const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter, EVENT_PAGE.counter, MANDATE_PAGE.counter, RECURRING_CHARGE_PAGE.counter];
+const COUNTERS = [
+  CHARGE_PAGE.counter,
+  WITHDRAWAL_PAGE.counter,
+  EVENT_PAGE.counter,
+  MANDATE_PAGE.counter,
+  RECURRING_CHARGE_PAGE.counter,
+];
 
 async function registerCounters({ orm, boss, logger }: Deps): Promise<void> {
   await boss.work(QUEUES.countersFold, WORK_POLLING, async () => {
@@ -52,6 +59,7 @@ const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[
   registerInfractions,
   registerEvents,
   registerMandates,
+  registerRecurringPsp,
 ];
 
 export async function startWorker(deps: Deps): Promise<void> {

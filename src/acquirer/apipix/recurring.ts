@@ -68,6 +68,7 @@ export const ATTEMPT_STATUS: Record<TentativaStatus, AcquirerAttemptStatus> = {
 };
 const OPEN_REC: RecStatus[] = ['CRIADA', 'APROVADA'];
 const OPEN_COBR: CobRStatus[] = ['CRIADA', 'ATIVA'];
+const LIVE_SOLICREC: SolicRecStatus[] = ['CRIADA', 'ENVIADA', 'RECEBIDA', 'ACEITA'];
 
 const last = <T>(xs: T[] | undefined): T | undefined => xs?.[xs.length - 1];
 
@@ -179,14 +180,15 @@ export function apiPixRecurring(client: ApiPixClient): Recurring {
       }
     },
 
-    // A solicitação already made for this rec with the same expiry and account (a retried job whose answer was lost)
-    // is not sent again.
+    // A solicitação already made for this rec with the same expiry and account, still open or accepted (a retried job
+    // whose answer was lost), is not sent again; one the payer rejected or let expire does not count.
     async requestMandate(_requestId, { recId, payerAccount, expiresAt }) {
       const rec = await orNull(() => client.getRec(recId));
       if (!rec) throw new AcquirerRefusedError('O adquirente não conhece esta autorização');
       const at = Date.parse(expiresAt);
       const sent = rec.solicitacao?.some(
         (s) =>
+          LIVE_SOLICREC.includes(s.status) &&
           Date.parse(s.calendario?.dataExpiracaoSolicitacao) === at &&
           s.destinatario?.conta === payerAccount.account &&
           s.destinatario?.ispbParticipante === payerAccount.ispb,

@@ -349,6 +349,12 @@ export function createRecState(opts: {
       });
       return recCallback(rec);
     },
+    // The payer's PSP refuses the solicitação (journey 1); the rec stays CRIADA, open to another.
+    rejectSolicRec(idRec: string): Callback {
+      const rec = recOrThrow(idRec);
+      solicTo(rec, 'REJEITADA');
+      return recCallback(rec);
+    },
     payerCancelRec(idRec: string, descricao = 'Cancelamento solicitado pelo usuário pagador'): Callback {
       const rec = recOrThrow(idRec);
       changeRec(rec, 'CANCELADA', { cancelamento: { solicitante: 'USUARIO_PAGADOR', codigo: 'SLDB', descricao } });

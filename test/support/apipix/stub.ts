@@ -320,6 +320,8 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     // `notify: false` (a callback that never came); the status it got back is returned.
     approveRec: (idRec: string, o: { notify?: boolean } = {}) => callback(rec.controls.approveRec(idRec), o.notify),
     rejectRec: (idRec: string, o: { notify?: boolean } = {}) => callback(rec.controls.rejectRec(idRec), o.notify),
+    rejectSolicRec: (idRec: string, o: { notify?: boolean } = {}) =>
+      callback(rec.controls.rejectSolicRec(idRec), o.notify),
     payerCancelRec: (idRec: string, o: { notify?: boolean; reason?: string } = {}) =>
       callback(rec.controls.payerCancelRec(idRec, o.reason), o.notify),
     activateCobR: (txid: string, o: { notify?: boolean } = {}) => callback(rec.controls.activateCobR(txid), o.notify),
