@@ -118,6 +118,21 @@ test.serial(
     t.is(await stub.approveRec(md.recId), 200);
     await waitMandate(m.http, md.id, 'APPROVED');
     t.true((stub.calls['GET /v2/rec/:idRec'] ?? 0) > before, 'the rec re-read from the PSP');
+    // the PSP repeats its callback, and the poll finds the same change: nothing happens twice
+    const seen = stub.calls['GET /v2/rec/:idRec'] ?? 0;
+    t.is(await stub.resendRec(md.recId), 200);
+    await waitUntil(async () => (stub.calls['GET /v2/rec/:idRec'] ?? 0) > seen, 15_000, 'the repeat re-read');
+    const polls = stub.calls['GET /v2/cobr'] ?? 0;
+    await app.boss.send(QUEUES.recurringPoll, {});
+    await waitUntil(async () => (stub.calls['GET /v2/cobr'] ?? 0) > polls, 15_000, 'the poll');
+    const approvals = async () =>
+      (
+        await sql<{ n: number }>(
+          `select count(*)::int as n from events where type = 'mandate.approved' and data->>'id' = ?`,
+          [md.id],
+        )
+      )[0].n;
+    t.is(await approvals(), 1);
 
     const dueDate = plusDays(today(), 3);
     const res = await m.http.post(`/v1/mandates/${md.id}/charges`, { dueDate, amount: 9990 });

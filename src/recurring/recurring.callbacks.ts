@@ -8,7 +8,8 @@ import type { AcquirerDeps, AcquirerMandate, AcquirerRecurringCharge } from '../
 import type { RecurringCallbackJob } from '../platform/queue.ts';
 import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
 import { approveMandate, cancelMandate, mandateIdByRecId, rejectMandate, setRequestStatus } from './mandates.states.ts';
-import { activateRecurringCharge, attemptRejected } from './recurring-charges.states.ts';
+import { activateRecurringCharge, attemptRejected, cancelRecurringCharge } from './recurring-charges.states.ts';
+import * as sql from './recurring.callbacks.sql.ts';
 
 type Deps = Pick<AcquirerDeps, 'boss' | 'config' | 'clock' | 'acquirer' | 'logger'>;
 // unknown: no such mandate or charge here; gone: the PSP does not know it; refused: a rule of ours said no (an approval
@@ -44,12 +45,13 @@ async function mandate(deps: Deps, em: EntityManager, m: AcquirerMandate): Promi
 /**
  * A recurring charge as the PSP sees it, applied: scheduled by the payer's PSP (anything past CRIADA) makes it
  * ACTIVE; each rejected tentativa is its attempt REJECTED with the PSP's code (the charge then FAILED or kept for a
- * retry by the service's rules). PAGA settles through the Pix; CANCELADA by the payer's side with the mandate.
+ * retry by the service's rules); CANCELADA cancels it. PAGA settles through the Pix, EXPIRADA by the daily expiry.
  */
 export const applyRecurringCharge = (deps: Deps, em: EntityManager, c: AcquirerRecurringCharge) =>
   guarded(() => recurringCharge(deps, em, c));
 
 async function recurringCharge(deps: Deps, em: EntityManager, c: AcquirerRecurringCharge): Promise<Applied> {
+  if (c.status === 'CANCELED') return canceledAtPsp(deps, em, c.txid);
   const scheduled = c.status === 'ACTIVE' || c.status === 'PAID' || c.attempts.length > 0;
   if (!scheduled) return 'applied'; // CRIADA, or ended before the payer's PSP took it
   const active = await activateRecurringCharge(deps, em, { txid: c.txid });
@@ -58,6 +60,16 @@ async function recurringCharge(deps: Deps, em: EntityManager, c: AcquirerRecurri
     if (a.status !== 'REJECTED') continue;
     await attemptRejected(deps, em, { txid: c.txid, date: a.date, failureCode: a.failureCode ?? 'FAIL' });
   }
+  return 'applied';
+}
+
+// The payer (or its PSP) cancelled the scheduled charge, which the payer may do until the eve of its date: CANCELED
+// here too, by the merchant's own rule (before its due date; on or after it, a rule of ours says no: 'refused'). One
+// already ended (the merchant's cancellation, its mandate's cascade) is left as it is.
+async function canceledAtPsp(deps: Deps, em: EntityManager, txid: string): Promise<Applied> {
+  const [r] = await em.execute<sql.ChargeByTxid[]>(sql.CHARGE_BY_TXID, [txid]);
+  if (!r) return 'unknown';
+  if (r.status === 'CREATED' || r.status === 'ACTIVE') await cancelRecurringCharge(deps, em, r.merchant_id, r.id);
   return 'applied';
 }
 

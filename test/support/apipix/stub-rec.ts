@@ -360,6 +360,13 @@ export function createRecState(opts: {
       changeRec(rec, 'CANCELADA', { cancelamento: { solicitante: 'USUARIO_PAGADOR', codigo: 'SLDB', descricao } });
       return recCallback(rec);
     },
+    // The payer cancels the scheduled charge at its PSP (allowed until the eve of its date).
+    payerCancelCobR(txid: string): Callback {
+      const c = cobrOrThrow(txid);
+      const descricao = 'Cancelamento de agendamento solicitado pelo usuário pagador';
+      endCobR(c, 'CANCELADA', { cancelamento: { solicitante: 'USUARIO_PAGADOR', codigo: 'SLDB', descricao } });
+      return cobrCallback(c);
+    },
     // The payer's PSP scheduled the cobr: ATIVA, its due date's tentativa AGENDADA.
     activateCobR(txid: string): Callback {
       const c = cobrOrThrow(txid);

@@ -325,6 +325,8 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     payerCancelRec: (idRec: string, o: { notify?: boolean; reason?: string } = {}) =>
       callback(rec.controls.payerCancelRec(idRec, o.reason), o.notify),
     activateCobR: (txid: string, o: { notify?: boolean } = {}) => callback(rec.controls.activateCobR(txid), o.notify),
+    payerCancelCobR: (txid: string, o: { notify?: boolean } = {}) =>
+      callback(rec.controls.payerCancelCobR(txid), o.notify),
     // PAGA: the Pix with the cobr's txid arrives (notified to the Pix webhook as any payment) and the cobr's callback
     // follows; REJEITADA with `codigo` (default AC06, which ends nothing).
     async settleTentativa(

@@ -1,0 +1,9 @@
+// The statements of the PSP's callbacks and polls (apipix): which recurring charge a cobr's txid is.
+import type { RecurringChargeStatus } from './recurring-charge.entity.ts';
+
+export type ChargeByTxid = { id: string; merchant_id: string; status: RecurringChargeStatus };
+
+export const CHARGE_BY_TXID = `
+  select id, merchant_id, status
+    from recurring_charges
+   where txid = ?`;
