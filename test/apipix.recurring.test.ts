@@ -243,3 +243,24 @@ test.serial(
     t.deepEqual(await ok.json(), { received: 1 });
   },
 );
+
+test.serial('QR_WITH_PAYMENT: the composed QR (the cob and the rec), approved and paid at once', async (t) => {
+  const m = await company();
+  const md = (await mandate(m.http, { journey: 'QR_WITH_PAYMENT', firstPayment: { amount: 1500 } })) as Awaited<
+    ReturnType<typeof mandate>
+  > & { chargeId: string };
+  const charge = (await m.http.get(`/v1/charges/${md.chargeId}`)).body.charge;
+  const rec = stub.state.recs.get(md.recId)!;
+  t.is(rec.ativacao?.dadosJornada?.txid, charge.txid);
+  const cob = stub.state.cobs.get(charge.txid)!;
+  t.true(md.qrCode.includes(cob.location!) && md.qrCode.includes(rec.loc!.location), 'both locations in the QR');
+  await stub.approveRec(md.recId);
+  await stub.pay(charge.txid);
+  await waitMandate(m.http, md.id, 'APPROVED');
+  await waitUntil(
+    async () => (await m.http.get(`/v1/charges/${md.chargeId}`)).body.charge.status === 'PAID',
+    15_000,
+    'first payment PAID',
+  );
+  t.pass();
+});

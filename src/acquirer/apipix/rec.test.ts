@@ -321,3 +321,22 @@ test('webhookrec and webhookcobr are registered; the PSP posts rec changes to <u
   t.like(await apiPixError(t, client.getRec('RN1234567820240115abcdefghijk')), { kind: 'not_found' });
   t.deepEqual(stub.schemaViolations, [], 'every body sent is valid by the standard');
 });
+
+test("DUE_DATE_QR: the rec's QR is composed with the cobv's location (journey 4)", async (t) => {
+  const { stub, client, acquirer } = await fixture(t);
+  const id = txid();
+  const cobv = await client.putCobV(id, {
+    dataDeVencimento: plusDays(today(), 5),
+    validadeAposVencimento: 30,
+    amount: 9990,
+    terms: { rebate: null, discount: null, fine: null, interest: null },
+    devedor: { cpf: '52998224725', nome: 'Maria Pagadora' },
+  });
+  const created = await acquirer.createMandate('m13', mandate({ journey: 'DUE_DATE_QR', txid: id }));
+  const rec = stub.state.recs.get(created.recId)!;
+  t.is(rec.ativacao?.dadosJornada, undefined); // dadosJornada is journey 3's only
+  const qr = parseBrCode(created.qrCode!);
+  t.is(qr.templates['26']['25'], cobv.location!);
+  t.is(qr.templates['80']['25'], rec.loc!.location);
+  t.deepEqual(stub.schemaViolations, [], 'every body sent is valid by the standard');
+});
