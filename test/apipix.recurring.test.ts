@@ -8,6 +8,7 @@ import { QUEUES } from '../src/platform/queue.ts';
 import { saoPauloDate } from '../src/charges/due-date.ts';
 import { plusDays } from '../src/recurring/calendar.ts';
 import { verifyLedger } from '../src/ledger/ledger.ops.ts';
+import { acquirerCommands } from '../src/acquirer/acquirer.ops.ts';
 
 // Pix Automático with ACQUIRER=apipix against the PSP stub: the API, a worker, and the PSP calling back (Pix, rec and
 // cobr webhooks) over real HTTP. The payer's side is the stub's. Serial: the stub's failures and webhooks are global.
@@ -263,4 +264,16 @@ test.serial('QR_WITH_PAYMENT: the composed QR (the cob and the rec), approved an
     'first payment PAID',
   );
   t.pass();
+});
+
+test.serial('acquirer:webhook registers the Pix, rec and cobr webhooks at the one URL', async (t) => {
+  stub.state.webhooks.clear();
+  delete stub.state.recWebhooks.rec;
+  delete stub.state.recWebhooks.cobr;
+  const command = acquirerCommands.find((c) => c.name === 'acquirer:webhook')!;
+  const config = { ...app.config, publicBaseUrl: app.baseUrl }; // a loopback http URL is accepted outside production
+  t.like(await command.run({ config } as never, {}), { chave: stub.pixKey, registered: true });
+  const url = `${app.baseUrl}/v1/acquirer/apipix/${TOKEN}`;
+  t.is(stub.state.webhooks.get(stub.pixKey)?.webhookUrl, url);
+  t.deepEqual({ ...stub.state.recWebhooks }, { rec: url, cobr: url });
 });
