@@ -277,3 +277,19 @@ test.serial('acquirer:webhook registers the Pix, rec and cobr webhooks at the on
   t.is(stub.state.webhooks.get(stub.pixKey)?.webhookUrl, url);
   t.deepEqual({ ...stub.state.recWebhooks }, { rec: url, cobr: url });
 });
+
+test.serial('a PSP that does not answer the rec: 503, no mandate stored', async (t) => {
+  const m = await company();
+  stub.failNext(1, { status: 503 }, { route: 'POST /v2/rec' });
+  const res = await m.http.post('/v1/mandates', {
+    journey: 'QR',
+    customer: { name: 'Maria Souza', document: '52998224725' },
+    contract: 'CT-2026-0002',
+    object: 'Plano',
+    frequency: 'WEEKLY',
+    startDate: plusDays(today(), 3),
+    amount: 1000,
+  });
+  t.is(res.status, 503);
+  t.is((await m.http.get('/v1/mandates')).body.total, 0);
+});
