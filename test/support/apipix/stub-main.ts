@@ -79,6 +79,7 @@ process.stdout.write(
     APIPIX_KEY_FILE: join(dir, 'client.key'),
     APIPIX_CA_FILE: join(dir, 'ca.pem'),
     APIPIX_PIX_KEY: stub.pixKey,
+    APIPIX_ACCOUNT: `${stub.account.agencia ?? ''}/${stub.account.conta}/${stub.account.tipoConta}`,
     control: `http://127.0.0.1:${(control.address() as { port: number }).port}`,
   })}\n`,
 );
