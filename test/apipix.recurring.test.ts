@@ -229,6 +229,23 @@ test.serial(
       'request REJECTED',
     );
     t.is(await mandateStatus(m.http, push.id), 'CREATED');
+    // asked again; before the new solicitação reaches the PSP, the old rejection comes back (a repeat, or the poll):
+    // it is the old request's outcome, not the new one's
+    stub.failNext(1000, { status: 503 }, { route: 'POST /v2/solicrec' });
+    t.is((await m.http.post(`/v1/mandates/${push.id}/request`)).status, 202);
+    await waitUntil(async () => (stub.calls['POST /v2/solicrec'] ?? 0) >= 2, 15_000, 'the new solicitação tried');
+    t.is(await stub.resendRec(push.recId), 200);
+    const done = async () =>
+      (
+        await sql(`select 1 from pgboss.job where name = ? and data->>'recId' = ? and state = 'completed'`, [
+          QUEUES.recurringCallback,
+          push.recId,
+        ])
+      ).length >= 2;
+    await waitUntil(done, 15_000, 'the repeated callback applied');
+    t.is((await m.http.get(`/v1/mandates/${push.id}`)).body.mandate.request?.status, 'SENT');
+    stub.clearFailures();
+    await waitUntil(async () => stub.state.recs.get(push.recId)!.solicitacao!.length === 2, 30_000, 'sent at last');
 
     const post = (path: string, body: unknown) =>
       fetch(`${app.baseUrl}/v1/acquirer/apipix/${path}`, {

@@ -1,4 +1,5 @@
-// The statements of the PSP's callbacks and polls (apipix): which recurring charge a cobr's txid is.
+// The statements of the PSP's callbacks and polls (apipix): which recurring charge a cobr's txid is, and when a PUSH
+// mandate's current request was made.
 import type { RecurringChargeStatus } from './recurring-charge.entity.ts';
 
 export type ChargeByTxid = { id: string; merchant_id: string; status: RecurringChargeStatus };
@@ -7,3 +8,10 @@ export const CHARGE_BY_TXID = `
   select id, merchant_id, status
     from recurring_charges
    where txid = ?`;
+
+export type RequestState = { request_status: string | null; updated_at: Date | string };
+
+export const REQUEST_STATE = `
+  select request_status, updated_at
+    from mandates
+   where id = ?`;

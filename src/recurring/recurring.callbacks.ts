@@ -31,7 +31,8 @@ export const applyMandate = (deps: Deps, em: EntityManager, m: AcquirerMandate) 
 async function mandate(deps: Deps, em: EntityManager, m: AcquirerMandate): Promise<Applied> {
   const mandateId = await mandateIdByRecId(em, m.recId);
   if (!mandateId) return 'unknown'; // not ours (another service on the same PSP account), or never stored
-  if (m.requestStatus) await setRequestStatus(deps, em, { mandateId, status: m.requestStatus });
+  if (m.requestStatus && !(await staleRequest(em, mandateId, m)))
+    await setRequestStatus(deps, em, { mandateId, status: m.requestStatus });
   if (m.status === 'APPROVED') await approveMandate(deps, em, { mandateId, payerMaxAmount: m.payerMaxAmount });
   else if (m.status === 'REJECTED') await rejectMandate(deps, em, { mandateId });
   else if (m.status === 'CANCELED') {
@@ -40,6 +41,14 @@ async function mandate(deps: Deps, em: EntityManager, m: AcquirerMandate): Promi
   }
   // EXPIRED: the service's own expiry (the daily job) ends it on the same rule; CREATED: nothing yet
   return 'applied';
+}
+
+// The outcome of a request older than the current one: the merchant asked again (SENT here) after the PSP's last
+// solicitação ended, and the new one is not at the PSP yet. Applying it would end the new request before it is sent.
+async function staleRequest(em: EntityManager, mandateId: string, m: AcquirerMandate): Promise<boolean> {
+  if (m.requestStatus === 'SENT' || !m.requestChangedAt) return false;
+  const [row] = await em.execute<sql.RequestState[]>(sql.REQUEST_STATE, [mandateId]);
+  return row?.request_status === 'SENT' && Date.parse(m.requestChangedAt) < new Date(row.updated_at).getTime();
 }
 
 /**

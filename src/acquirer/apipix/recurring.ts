@@ -88,6 +88,7 @@ export function mandateOf(rec: Rec): AcquirerMandate {
     payerMaxAmount: null, // API Pix 2.9.0 does not show the receiver the payer's maximum
     cancellation: rec.status === 'CANCELADA' ? { by, reason: c?.descricao ?? null } : null,
     requestStatus: solicitacao ? REQUEST_STATUS[solicitacao.status] : null,
+    requestChangedAt: last(solicitacao?.atualizacao)?.data ?? null,
     updatedAt: last(rec.atualizacao)?.data ?? new Date().toISOString(),
   };
 }
