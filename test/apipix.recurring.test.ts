@@ -9,6 +9,7 @@ import { saoPauloDate } from '../src/charges/due-date.ts';
 import { plusDays } from '../src/recurring/calendar.ts';
 import { verifyLedger } from '../src/ledger/ledger.ops.ts';
 import { acquirerCommands } from '../src/acquirer/acquirer.ops.ts';
+import { pollRecurring } from '../src/recurring/recurring.poll.ts';
 
 // Pix Automático with ACQUIRER=apipix against the PSP stub: the API, a worker, and the PSP calling back (Pix, rec and
 // cobr webhooks) over real HTTP. The payer's side is the stub's. Serial: the stub's failures and webhooks are global.
@@ -309,4 +310,29 @@ test.serial('a PSP that does not answer the rec: 503, no mandate stored', async 
   });
   t.is(res.status, 503);
   t.is((await m.http.get('/v1/mandates')).body.total, 0);
+});
+
+test.serial('the poll applies only what is new: run twice, the second finds nothing to do', async (t) => {
+  const m = await company();
+  const recIds = [];
+  for (let i = 0; i < 3; i++) recIds.push((await mandate(m.http)).recId);
+  for (const recId of recIds) await stub.approveRec(recId, { notify: false });
+  const window = () => [new Date(Date.now() - 3600_000), new Date(Date.now() + 1000)] as const;
+  const first = await pollRecurring(app.deps, ...window());
+  // (the worker's own scheduled poll may take some of them first)
+  t.true((first['mandates.applied'] ?? 0) <= 3);
+  t.true((first['mandates.current'] ?? 0) > 0, 'what earlier tests applied is current');
+  for (const recId of recIds)
+    t.is(
+      (await sql<{ status: string }>('select status from mandates where rec_id = ?', [recId]))[0].status,
+      'APPROVED',
+    );
+  const again = await pollRecurring(app.deps, ...window());
+  t.is(again['mandates.applied'] ?? 0, 0);
+  t.is(again['recurringCharges.applied'] ?? 0, 0);
+  const approvals = await sql<{ n: number }>(
+    `select count(*)::int as n from events where type = 'mandate.approved' and merchant_id = ?`,
+    [m.merchantId],
+  );
+  t.is(approvals[0].n, 3);
 });
