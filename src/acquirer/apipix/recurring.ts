@@ -186,6 +186,7 @@ export function apiPixRecurring(client: ApiPixClient): Recurring {
     async requestMandate(_requestId, { recId, payerAccount, expiresAt }) {
       const rec = await orNull(() => client.getRec(recId));
       if (!rec) throw new AcquirerRefusedError('O adquirente não conhece esta autorização');
+      if (rec.status !== 'CRIADA') return; // approved, rejected or ended meanwhile: its callback (or the poll) says so
       const at = Date.parse(expiresAt);
       const sent = rec.solicitacao?.some(
         (s) =>
