@@ -27,6 +27,7 @@ import { mandateRoutes, pixRecLocationRoutes } from './recurring/mandates.routes
 import { sandboxMandateRoutes } from './recurring/mandates.sandbox.routes.ts';
 import { mandateChargeRoutes, recurringChargeRoutes } from './recurring/recurring-charges.routes.ts';
 import { recurringChargeSandboxRoutes } from './recurring/recurring-charges.sandbox.routes.ts';
+import { recurringCallbackRoutes } from './recurring/recurring.callbacks.routes.ts';
 import { paymentPageRoutes } from './payment-page/payment-page.routes.ts';
 import { portalRoutes } from './portal/portal.routes.ts';
 import { observability } from './observability.ts';
@@ -75,7 +76,10 @@ export function createApp(
   const limits = createRateLimits(config, logger);
   // Before the JSON parser: the acquirer's HMAC is computed over the raw body.
   app.use('/v1/acquirer/notifications', limits.guardCredentials(acquirerNotificationRoutes(deps)));
-  if (config.apipix) app.use('/v1/acquirer/apipix', limits.guardCredentials(apiPixNotificationRoutes(deps)));
+  if (config.apipix) {
+    app.use('/v1/acquirer/apipix', limits.guardCredentials(apiPixNotificationRoutes(deps)));
+    app.use('/v1/acquirer/apipix', limits.guardCredentials(recurringCallbackRoutes(deps))); // <token>/rec, <token>/cobr
+  }
   // The payer's page: no credential, a per-IP budget. GET only, it reads nothing from the request but an id it checks
   // is a UUID, so it answers any other path under /pay/ (even one the input guard would refuse) with its 404 page.
   app.use('/pay', paymentPageRoutes(deps, limits.publicPerIp));

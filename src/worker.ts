@@ -13,6 +13,7 @@ import { registerInfractions } from './infractions/infractions.worker.ts';
 import { registerEvents } from './events/events.worker.ts';
 import { registerRecurring } from './recurring/recurring.worker.ts';
 import { registerMandates } from './recurring/mandates.worker.ts';
+import { registerRecurringPsp } from './recurring/recurring.poll.ts';
 import { MANDATE_PAGE } from './recurring/mandates.sql.ts';
 import { EVENT_PAGE } from './events/events.sql.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
@@ -60,6 +61,7 @@ const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[
   registerEvents,
   registerRecurring,
   registerMandates,
+  registerRecurringPsp,
 ];
 
 export async function startWorker(deps: Deps): Promise<void> {

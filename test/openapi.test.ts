@@ -147,6 +147,8 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
       '/portal',
       '/v1/acquirer/apipix/{token}',
       '/v1/acquirer/apipix/{token}/pix',
+      '/v1/acquirer/apipix/{token}/rec',
+      '/v1/acquirer/apipix/{token}/cobr',
     ];
     if (pub.includes(path)) t.deepEqual(op.security, [], where);
     else if (path === '/metrics') t.deepEqual(op.security, [{}, { metricsToken: [] }], where);

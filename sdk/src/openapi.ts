@@ -1195,6 +1195,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/acquirer/apipix/{token}/rec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PSP callback (/rec, Pix Automático mandates)
+         * @description Called by the PSP, not by merchants: the API Pix `webhookrec` callback (`WebhookRecBody`, `{ recs: [...] }`),
+         *     registered by `npm run ops -- acquirer:webhook` as `<public base URL>/v1/acquirer/apipix/<token>`, the PSP
+         *     appending `/rec`. The token is compared in constant time (a wrong one is 401 and changes nothing). Only each
+         *     item's `idRec` is read (1 to 1000 items, each `idRec` a valid recurrence id, else 400 and nothing is queued):
+         *     each recurrence is queued once and re-read from the PSP (`GET /v2/rec/{idRec}`) by the worker, which applies
+         *     what the PSP says (the mandate APPROVED, REJECTED or CANCELED, a PUSH request's status). Recurrences changed
+         *     within `APIPIX_RECONCILE_WINDOW_SECONDS` are also listed every minute (`GET /v2/rec`) for callbacks that never
+         *     came. Only on a deployment connected to an API Pix PSP (404 otherwise).
+         */
+        post: operations["receiveApiPixRecCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/acquirer/apipix/{token}/cobr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PSP callback (/cobr, Pix Automático recurring charges)
+         * @description Called by the PSP, not by merchants: the API Pix `webhookcobr` callback (`WebhookCobRBody`, `{ cobsr: [...] }`),
+         *     registered with the same URL as the Pix webhook, the PSP appending `/cobr`; authenticated by the token as
+         *     `/rec` is. Only each item's `txid` is read (1 to 1000 items, else 400): each recurring charge is queued once and
+         *     re-read from the PSP (`GET /v2/cobr/{txid}`) by the worker, which applies it (ACTIVE once the payer's PSP
+         *     scheduled it, each rejected attempt REJECTED with the PSP's code). A paid attempt is learnt from its Pix (the
+         *     `/pix` webhook or the payments' reconciliation), never from this callback. Recurring charges changed within
+         *     `APIPIX_RECONCILE_WINDOW_SECONDS` are also listed every minute (`GET /v2/cobr`). Only on a deployment connected
+         *     to an API Pix PSP (404 otherwise).
+         */
+        post: operations["receiveApiPixCobrCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/acquirer/notifications": {
         parameters: {
             query?: never;
@@ -3585,6 +3639,23 @@ export interface components {
                 "application/json": {
                     received: number;
                     refunds: number;
+                };
+            };
+        };
+        /** @description Queued for checking (each subject once, however often it was named). */
+        ApiPixCallbackQueued: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "received": 1
+                 *     }
+                 */
+                "application/json": {
+                    received: number;
                 };
             };
         };
@@ -8393,6 +8464,66 @@ export interface operations {
         requestBody: components["requestBodies"]["ApiPixWebhook"];
         responses: {
             200: components["responses"]["ApiPixWebhookQueued"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ApiPixWebhookUnauthorized"];
+            404: components["responses"]["RouteNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receiveApiPixRecCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret token of the PSP webhook URL, compared in constant time. */
+                token: components["parameters"]["ApiPixWebhookToken"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    recs: ({
+                        idRec: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["ApiPixCallbackQueued"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ApiPixWebhookUnauthorized"];
+            404: components["responses"]["RouteNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receiveApiPixCobrCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret token of the PSP webhook URL, compared in constant time. */
+                token: components["parameters"]["ApiPixWebhookToken"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    cobsr: ({
+                        txid: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["ApiPixCallbackQueued"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["ApiPixWebhookUnauthorized"];
             404: components["responses"]["RouteNotFound"];

@@ -6,7 +6,9 @@ import { apiPixClientOptions } from './index.ts';
 export const acquirerCommands: Command[] = [
   {
     name: 'acquirer:webhook',
-    summary: "register this service as the PSP webhook of the platform's PIX key (PUT /v2/webhook/{chave})",
+    summary:
+      "register this service as the PSP webhook of the platform's PIX key (PUT /v2/webhook/{chave}) and of its Pix " +
+      'Automático recs and cobrs (PUT /v2/webhookrec, /v2/webhookcobr: the PSP appends /rec, /cobr)',
     flags: {
       'skip-mtls-checking': {
         type: 'boolean',
@@ -26,10 +28,18 @@ export const acquirerCommands: Command[] = [
       const shown = webhookUrl.replace(c.webhookToken, `${c.webhookToken.slice(0, 4)}…`);
       if (flags['dry-run']) return { dryRun: true, chave: c.pixKey, webhookUrl: shown };
       const client = createApiPixClient(apiPixClientOptions(c));
+      const opts = { skipMtlsChecking: flags['skip-mtls-checking'] === true };
       try {
-        await client.putWebhook(c.pixKey, webhookUrl, { skipMtlsChecking: flags['skip-mtls-checking'] === true });
-        const registered = await client.getWebhook(c.pixKey);
-        return { chave: c.pixKey, webhookUrl: shown, registered: registered.webhookUrl === webhookUrl };
+        await client.putWebhook(c.pixKey, webhookUrl, opts);
+        await client.putWebhookRec(webhookUrl, opts);
+        await client.putWebhookCobR(webhookUrl, opts);
+        const [pix, rec, cobr] = await Promise.all([
+          client.getWebhook(c.pixKey),
+          client.getWebhookRec(),
+          client.getWebhookCobR(),
+        ]);
+        const registered = [pix, rec, cobr].every((w) => w.webhookUrl === webhookUrl);
+        return { chave: c.pixKey, webhookUrl: shown, registered };
       } finally {
         client.close();
       }

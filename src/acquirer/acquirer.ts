@@ -141,6 +141,9 @@ export type AcquirerMandate = {
   payerMaxAmount: number | null;
   cancellation: { by: 'PAYER' | 'MERCHANT'; reason: string | null } | null;
   requestStatus: 'SENT' | 'ACCEPTED' | 'REJECTED' | 'EXPIRED' | 'CANCELED' | null; // PUSH: the solicrec's
+  // when the PSP last changed that request (so an earlier request's outcome is not taken for a newer one's); absent:
+  // unknown
+  requestChangedAt?: string | null;
   updatedAt: string;
 };
 

@@ -22,6 +22,7 @@ export function apiPixClientOptions(c: NonNullable<Config['apipix']>) {
     key: pem(c.keyFile),
     ...(c.caFile ? { ca: pem(c.caFile) } : {}),
     pixKey: c.pixKey,
+    account: c.account,
     timeoutMs: c.timeoutMs,
   };
 }

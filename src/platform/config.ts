@@ -232,12 +232,28 @@ function apipixConfig(env: NodeJS.ProcessEnv, missing: string[], problems: strin
     timeoutMs: int(env, 'APIPIX_TIMEOUT_MS', 10_000, 1),
     // how far back the reconciliation job lists received Pix (GET /v2/pix?inicio&fim)
     reconcileWindowSeconds: int(env, 'APIPIX_RECONCILE_WINDOW_SECONDS', 3600, 60),
+    // Pix Automático: the receiving account every cobr names (`<agência>/<conta>/<CORRENTE|POUPANCA|PAGAMENTO>`,
+    // agência may be empty); without it mandates and recurring charges are refused
+    account: pspAccount(env.APIPIX_ACCOUNT, problems),
   };
   if (c.baseUrl && !/^https:\/\//.test(c.baseUrl)) problems.push('APIPIX_BASE_URL must be an https:// URL (mTLS)');
   if (c.webhookToken && (c.webhookToken.length < 32 || !/^[A-Za-z0-9_-]+$/.test(c.webhookToken))) {
     problems.push('APIPIX_WEBHOOK_TOKEN must be at least 32 characters of [A-Za-z0-9_-] (e.g. `openssl rand -hex 32`)');
   }
   return c;
+}
+
+function pspAccount(value: string | undefined, problems: string[]) {
+  if (!value) return null;
+  const m = /^(\d{0,4})\/([0-9A-Za-z-]{1,20})\/(CORRENTE|POUPANCA|PAGAMENTO)$/.exec(value);
+  if (!m) {
+    problems.push(
+      'APIPIX_ACCOUNT must be <agência (up to 4 digits, may be empty)>/<conta>/<CORRENTE|POUPANCA|PAGAMENTO>',
+    );
+    return null;
+  }
+  const tipoConta = m[3] as 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO';
+  return { ...(m[1] ? { agencia: m[1] } : {}), conta: m[2], tipoConta };
 }
 
 // One line naming everything missing or unusable, and why it is required here.

@@ -70,6 +70,8 @@ export const deliverJob = (merchantId: string, data: DeliverJob, startAfter?: nu
 // Pix Automático (src/recurring): a PUSH mandate's request to the payer's PSP, and a mandate the merchant cancelled.
 export type MandateRequestJob = { mandateId: string; requestId: string };
 export type MandateCancelJob = { recId: string };
+// apipix: a rec or cobr the PSP said changed (its callback); the worker asks the PSP about it (nothing is trusted).
+export type RecurringCallbackJob = { recId: string } | { txid: string };
 type Scheduled = Record<string, never>; // scheduled (and kicked) runs carry no data
 
 // Every queue, its jobs' data and who works it; each is created with notify so workers wake on LISTEN/NOTIFY, not on
@@ -94,6 +96,8 @@ export const QUEUES = {
   recurringDaily: queue('recurring.daily'), // worker, scheduled hourly: the day's automatic charges and expiries
   mandateRequest: queue<MandateRequestJob>('mandate.request'), // worker: send a PUSH mandate's request (solicrec)
   mandateCancel: queue<MandateCancelJob>('mandate.cancel'), // worker: cancel a mandate at the PSP (merchant's)
+  recurringCallback: queue<RecurringCallbackJob>('recurring.callback'), // worker (apipix): a rec/cobr the PSP reported
+  recurringPoll: queue('recurring.poll'), // worker, scheduled (apipix): recs and cobrs changed lately, for lost callbacks
   webhookDeliver: queue<DeliverJob>('webhook.deliver'), // daemon: one attempt of one delivery (enqueued with its event)
 } as const;
 
@@ -137,6 +141,8 @@ const EXPIRE_IN_SECONDS: Record<string, number> = {
   [QUEUES.recurringDaily]: 1800, // batches of a thousand charges or expiries, a few seconds per hundred thousand
   [QUEUES.mandateRequest]: 300,
   [QUEUES.mandateCancel]: 300,
+  [QUEUES.recurringCallback]: 300, // one or two PSP calls and a transaction each
+  [QUEUES.recurringPoll]: 900, // pages through the PSP's recent recs and cobrs
   [QUEUES.webhookDeliver]: 300, // a batch of POSTs, each bounded by WEBHOOK_TIMEOUT_MS
 };
 

@@ -6,39 +6,12 @@ import type {
   RefundResult,
   TransferResult,
 } from '../acquirer.ts';
-import { AcquirerRefusedError, AcquirerUnavailableError } from '../errors.ts';
+import { AcquirerUnavailableError } from '../errors.ts';
 import type { ApiPixClient } from './client.ts';
-import { ApiPixError } from './errors.ts';
+import { call, orNull, portError } from './port.ts';
+import { apiPixRecurring } from './recurring.ts';
 import type { Devolucao, Envio, Infracao, Pix } from './types.ts';
 import { payerText, truncateText } from '../../pix/text.ts';
-
-const notYet = () => new AcquirerRefusedError('Pix Automático ainda não disponível com este adquirente');
-
-// The PSP's word, in the port's terms; 'unavailable' (no answer) and 'refused' (a definite no) stay apart.
-function portError(err: unknown): unknown {
-  if (!(err instanceof ApiPixError)) return err;
-  if (err.kind === 'unavailable') return new AcquirerUnavailableError();
-  const why = err.problem?.detail ?? err.problem?.title;
-  return new AcquirerRefusedError(`O adquirente recusou a operação${why ? `: ${why}` : ''}`);
-}
-
-async function call<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    throw portError(err);
-  }
-}
-
-// A 404 is an answer here: the PSP does not know the thing.
-async function orNull<T>(run: () => Promise<T>): Promise<T | null> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof ApiPixError && err.kind === 'not_found') return null;
-    throw portError(err);
-  }
-}
 
 // horario as the PSP wrote it: settlement reads it (an unusable one counts as the time the service learnt of it).
 const paymentOf = (pix: Pix): PaymentNotification => ({
@@ -141,33 +114,7 @@ export function createApiPixAcquirer(client: ApiPixClient): Acquirer {
       );
       return transferOf(envio);
     },
-    // Pix Automático over API Pix (rec, solicrec, cobr): not implemented yet.
-    async createMandate() {
-      throw notYet();
-    },
-    async requestMandate() {
-      throw notYet();
-    },
-    async cancelMandate() {
-      throw notYet();
-    },
-    async getMandate() {
-      throw notYet();
-    },
-    async createRecurringCharge() {
-      throw notYet();
-    },
-    async cancelRecurringCharge() {
-      throw notYet();
-    },
-    async retryRecurringCharge() {
-      throw notYet();
-    },
-    async getRecurringCharge() {
-      throw notYet();
-    },
-    async *mandatesBetween() {},
-    async *recurringChargesBetween() {},
+    ...apiPixRecurring(client),
     async getTransfer(idempotencyKey) {
       const envio = await call(() => client.getEnvio(pspId(idempotencyKey)));
       return envio ? transferOf(envio) : null;

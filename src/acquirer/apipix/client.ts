@@ -4,6 +4,7 @@ import { ApiPixError } from './errors.ts';
 import { createApiPixHttp, type ApiPixHttpOptions, type CallSpec } from './http.ts';
 import { toWire } from './money.ts';
 import { cobvValor } from './cobv.ts';
+import { recCalls } from './rec.ts';
 import {
   parseCob,
   parseCobV,
@@ -19,6 +20,7 @@ import type { DueTerms } from '../../pix/due-terms.ts';
 import type {
   Cob,
   CobRevisada,
+  ContaRecebedor,
   CobSolicitada,
   CobV,
   CobVRevisada,
@@ -37,7 +39,8 @@ import type {
   WebhookCompleto,
 } from './types.ts';
 
-export type ApiPixClientOptions = ApiPixHttpOptions & { pixKey: string }; // the platform's key: every cob's `chave`
+// pixKey: the platform's key, every cob's `chave`; account: its receiving account, every cobr's `recebedor`.
+export type ApiPixClientOptions = ApiPixHttpOptions & { pixKey: string; account?: ContaRecebedor | null };
 
 export type PutCobInput = {
   expiracao: number;
@@ -112,6 +115,9 @@ export function createApiPixClient(options: ApiPixClientOptions) {
 
   // Every method is async, so a bad argument (RangeError) rejects like any other failure instead of throwing.
   const client = {
+    ...recCalls(send, options.account ?? null),
+    // Pix Automático is possible only with the receiving account every cobr names.
+    hasAccount: Boolean(options.account),
     async putCob(txid: string, input: PutCobInput): Promise<Cob> {
       const path = `v2/cob/${checked(txid, TXID, 'txid')}`;
       const json: CobSolicitada = {

@@ -187,3 +187,103 @@ export type CobV = Omit<CobVGerada, 'pix'> & { amount: number; pix?: Pix[] };
 export type Envio = Omit<EnvioWire, 'e2eId'> & { amount: number; e2eId: string | null };
 export type Infracao = InfracaoWire & { amount: number };
 export type PixPage = { paginacao: Paginacao; pix: Pix[] };
+
+// Pix Automático (API Pix 2.9.0: locrec, rec, solicrec, cobr). Only what the service sends and reads is typed.
+export type Periodicidade = 'SEMANAL' | 'MENSAL' | 'TRIMESTRAL' | 'SEMESTRAL' | 'ANUAL';
+export type PoliticaRetentativa = 'NAO_PERMITE' | 'PERMITE_3R_7D';
+export type RecStatus = 'CRIADA' | 'APROVADA' | 'REJEITADA' | 'EXPIRADA' | 'CANCELADA';
+export type SolicRecStatus = 'CRIADA' | 'ENVIADA' | 'RECEBIDA' | 'REJEITADA' | 'ACEITA' | 'EXPIRADA' | 'CANCELADA';
+export type CobRStatus = 'CRIADA' | 'ATIVA' | 'CONCLUIDA' | 'EXPIRADA' | 'REJEITADA' | 'CANCELADA';
+export type TentativaStatus = 'SOLICITADA' | 'AGENDADA' | 'PAGA' | 'CANCELADA' | 'REJEITADA' | 'EXPIRADA';
+export type Solicitante = 'PSP_PAGADOR' | 'USUARIO_PAGADOR' | 'PSP_RECEBEDOR' | 'USUARIO_RECEBEDOR';
+// PessoaFisicaRecorrencia | PessoaJuridicaRecorrencia (nome <= 140)
+export type DevedorRec = { cpf: string; nome: string } | { cnpj: string; nome: string };
+// DadosBancariosRecebedor: the receiving account at the PSP (every cobr's recebedor)
+export type ContaRecebedor = { agencia?: string; conta: string; tipoConta: 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO' };
+
+// PayloadLocationRecGerada / PayloadLocationRecCompleta: the answer of POST /v2/locrec (no body is sent).
+export type LocRec = { id: number; location: string; criacao: string; idRec?: string };
+
+// RecSolicitada as the standard's examples send it (recBody1/recBody2): no idRec (the PSP makes it), the policy as
+// politicaRetentativa (the document's RecBase also requires idRec and retentativa; its examples and text do not).
+export type RecSolicitada = {
+  vinculo: { objeto?: string; contrato: string; devedor: DevedorRec };
+  calendario: { dataInicial: string; dataFinal?: string; periodicidade: Periodicidade };
+  valor?: { valorRec: string } | { valorMinimoRecebedor: string };
+  politicaRetentativa: PoliticaRetentativa;
+  loc?: number;
+  ativacao?: { dadosJornada: { txid: string } };
+};
+export type RecRevisada = { status: 'CANCELADA' };
+
+export type Atualizacao<S extends string> = { status: S; data: string };
+export type Encerramento = {
+  rejeicao?: { codigo: string; descricao: string };
+  cancelamento?: { solicitante: Solicitante; codigo: string; descricao: string };
+};
+
+// SolicRecSolicitada (solicRecBody1): the journey 1 request to the payer's PSP.
+export type SolicRecSolicitada = {
+  idRec: string;
+  calendario: { dataExpiracaoSolicitacao: string };
+  destinatario: { agencia?: string; conta: string; ispbParticipante: string } & ({ cpf: string } | { cnpj: string });
+};
+export type SolicRec = SolicRecSolicitada & {
+  idSolicRec: string;
+  status: SolicRecStatus;
+  atualizacao: Atualizacao<SolicRecStatus>[];
+};
+
+// RecCompleta (GET /v2/rec/{idRec}), RecGerada (POST/PATCH answers), RecCompletaPesquisada (GET /v2/rec items): read
+// through parseRec, which also accepts the examples' `nome` for an atualizacao's status.
+export type Rec = {
+  idRec: string;
+  status: RecStatus;
+  vinculo?: RecSolicitada['vinculo'];
+  calendario?: RecSolicitada['calendario'];
+  valor?: { valorRec?: string; valorMinimoRecebedor?: string };
+  politicaRetentativa?: PoliticaRetentativa;
+  loc?: LocRec;
+  atualizacao: Atualizacao<RecStatus>[];
+  encerramento?: Encerramento;
+  solicitacao?: SolicRec[];
+  ativacao?: { tipoJornada?: string; dadosJornada?: { txid?: string } };
+  dadosQR?: { jornada?: string; pixCopiaECola?: string };
+};
+
+// CobRSolicitada: the body of PUT /v2/cobr/{txid}.
+export type CobRSolicitada = {
+  idRec: string;
+  infoAdicional?: string;
+  calendario: { dataDeVencimento: string };
+  valor: { original: string };
+  ajusteDiaUtil: boolean;
+  devedor?: Record<string, string>;
+  recebedor: ContaRecebedor;
+};
+export type CobRRevisada = { status: 'CANCELADA' };
+
+export type Tentativa = {
+  dataLiquidacao: string;
+  tipo?: 'AGND' | 'NTAG' | 'RIFL';
+  status: TentativaStatus;
+  endToEndId?: string;
+  atualizacao?: Atualizacao<TentativaStatus>[];
+  rejeicao?: { codigo: string; descricao: string };
+};
+
+// CobRGerada / CobRCompleta / CobRNotification, read through parseCobR; `amount` is valor.original in centavos.
+export type CobR = {
+  idRec: string;
+  txid: string;
+  status: CobRStatus;
+  calendario: { dataDeVencimento: string; criacao?: string };
+  valor: { original: string };
+  amount: number;
+  politicaRetentativa?: PoliticaRetentativa;
+  ajusteDiaUtil?: boolean;
+  infoAdicional?: string;
+  atualizacao: Atualizacao<CobRStatus>[];
+  encerramento?: Encerramento;
+  tentativas: Tentativa[];
+};

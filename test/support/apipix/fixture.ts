@@ -36,6 +36,7 @@ export function apiPixFixture() {
       key: stub.clientKey,
       ca: stub.ca,
       pixKey: stub.pixKey,
+      account: stub.account,
       timeoutMs: 5_000,
       retry: { limit: 2, baseDelayMs: 20, maxDelayMs: 100 },
       logger,

@@ -6,7 +6,11 @@
 //   GET  <control>/violations                             request bodies refused by the standard's schemas
 //   POST <control>/devolucoes/<e2eid>/<id>/<DEVOLVIDO|NAO_REALIZADO>   the SPI settles a devolução (notified)
 //   POST <control>/envios/<idEnvio>/<REALIZADO|NAO_REALIZADO>          the SPI settles a transfer
-//   GET  <control>/state                                  cobs, cobvs, Pix (with devoluções), envios, webhooks
+//   POST <control>/recs/<idRec>/<APROVADA|REJEITADA|CANCELADA>          the payer approves, rejects or cancels a rec
+//   POST <control>/cobrs/<txid>/ATIVA                     the payer's PSP schedules a cobr
+//   POST <control>/cobrs/<txid>/<PAGA|REJEITADA>[?codigo=] its open tentativa is paid (a Pix, notified) or rejected
+//   GET  <control>/state                                  cobs, cobvs, Pix (with devoluções), envios, webhooks, recs,
+//                                                         cobrs
 // Only 127.0.0.1 listens. Stops on SIGTERM/SIGINT.
 import { createServer } from 'node:http';
 import { once } from 'node:events';
@@ -32,6 +36,8 @@ const control = createServer((req, res) => {
           pix: [...stub.state.pix.values()],
           envios: [...stub.state.envios.values()],
           webhooks: [...stub.state.webhooks.values()],
+          recs: [...stub.state.recs.values()],
+          cobrs: [...stub.state.cobrs.values()],
         });
       if (req.method === 'GET' && what === 'violations') return reply(200, stub.schemaViolations);
       if (req.method !== 'POST') return reply(404, { error: 'not found' });
@@ -48,6 +54,12 @@ const control = createServer((req, res) => {
       }
       if (what === 'devolucoes' && a && b && (c === 'DEVOLVIDO' || c === 'NAO_REALIZADO'))
         return reply(200, await stub.settleDevolucao(a, b, c));
+      if (what === 'recs' && a && b === 'APROVADA') return reply(200, { notified: await stub.approveRec(a) });
+      if (what === 'recs' && a && b === 'REJEITADA') return reply(200, { notified: await stub.rejectRec(a) });
+      if (what === 'recs' && a && b === 'CANCELADA') return reply(200, { notified: await stub.payerCancelRec(a) });
+      if (what === 'cobrs' && a && b === 'ATIVA') return reply(200, { notified: await stub.activateCobR(a) });
+      if (what === 'cobrs' && a && (b === 'PAGA' || b === 'REJEITADA'))
+        return reply(200, await stub.settleTentativa(a, b, { codigo: url.searchParams.get('codigo') ?? undefined }));
       if (what === 'envios' && a && (b === 'REALIZADO' || b === 'NAO_REALIZADO'))
         return reply(200, stub.settleEnvio(a, b));
       return reply(404, { error: 'not found' });
@@ -67,6 +79,7 @@ process.stdout.write(
     APIPIX_KEY_FILE: join(dir, 'client.key'),
     APIPIX_CA_FILE: join(dir, 'ca.pem'),
     APIPIX_PIX_KEY: stub.pixKey,
+    APIPIX_ACCOUNT: `${stub.account.agencia ?? ''}/${stub.account.conta}/${stub.account.tipoConta}`,
     control: `http://127.0.0.1:${(control.address() as { port: number }).port}`,
   })}\n`,
 );

@@ -32,7 +32,14 @@ function load(): Json {
   // - CPF and CNPJ patterns written as regex literals (unwrapPatterns);
   // - CobVValor.desconto's oneOf lists an object whose only property (descontoDataFixa) is optional, so a desconto
   //   by valorPerc (modalidades 3 to 6) matched both branches: the first branch must require its list.
+  // Where the document contradicts itself, its examples and text win (the contract, "API Pix"):
+  // - RecBase requires idRec and retentativa, but the PSP makes idRec and the policy travels as politicaRetentativa
+  //   (RecConfiguracao; recBody1/recBody2 send neither);
+  // - SolicRecBase requires `pagador`, a property it does not define (solicRecBody1 has none).
   unwrapPatterns(doc);
+  const schemas = doc.components.schemas;
+  schemas.RecBase.required = ['calendario', 'vinculo'];
+  schemas.SolicRecBase.required = ['calendario', 'idRec', 'destinatario'];
   const desconto = doc.components.schemas.CobVValor.properties.desconto;
   desconto.oneOf[0].required = ['descontoDataFixa'];
   return doc;

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createEfiState, type EnvioOutcome, type OpenInfracaoInput } from './stub-efi.ts';
 import { createPixState, type DuplicatePut, type PayInput } from './stub-pix.ts';
 import { createCobVState, type PayCobVInput } from './stub-cobv.ts';
+import { createRecState, STUB_ACCOUNT, type Callback } from './stub-rec.ts';
 import { bcbViolations, compileBcbValidators } from './stub-schema.ts';
 import { notFound, problem, type Reply } from './stub-support.ts';
 import { createTestCerts, type TestCerts } from './test-certs.ts';
@@ -61,6 +62,14 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     now,
     pix: pixState.pix,
   });
+  const rec = createRecState({
+    pixKey,
+    locationHost: opts.locationHost ?? 'pix.example.com',
+    now,
+    pix: pixState.pix,
+    cobs: pixState.cobs,
+    cobvs: cobvState.cobvs,
+  });
   const efi = createEfiState({
     pixKey,
     duplicatePut: opts.duplicatePut ?? 'replay',
@@ -73,6 +82,8 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
   const calls: Record<string, number> = {};
   const failures: { remaining: number; failure: StubFailure; route?: string }[] = [];
   const notifications: { url: string; body: { pix: PixWire[] }; status: number | null }[] = [];
+  // every rec/cobr callback sent (or that would have been: url null without a registered webhook)
+  const callbacks: { kind: 'rec' | 'cobr'; url: string | null; body: unknown; status: number | null }[] = [];
   // every request body the standard's schema refused (answered 400 as a PSP would): a test expects none
   const schemaViolations: { route: string; body: unknown; violacoes: ReturnType<typeof bcbViolations> }[] = [];
   // every request body of the standard's operations, as received (route -> bodies), for tests to look at
@@ -91,7 +102,9 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     const token = randomBytes(24).toString('base64url');
     tokens.set(token, Date.now() + tokenTtlSeconds * 1000);
     issuedTokens.push(token);
-    const scope = 'cob.write cob.read pix.write pix.read webhook.write webhook.read';
+    const scope =
+      'cob.write cob.read pix.write pix.read webhook.write webhook.read rec.write rec.read solicrec.write cobr.write ' +
+      'cobr.read payloadlocationrec.write webhookrec.write webhookcobr.write';
     return { status: 200, body: { access_token: token, token_type: 'Bearer', expires_in: tokenTtlSeconds, scope } };
   };
 
@@ -116,6 +129,21 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     route('GET', '/v2/pix/:e2eid/devolucao/:id', (p) => pixState.getDevolucao(p.e2eid, p.id)),
     route('PUT', '/v2/webhook/:chave', (p, b) => pixState.putWebhook(p.chave, b)),
     route('GET', '/v2/webhook/:chave', (p) => pixState.getWebhook(p.chave)),
+    route('POST', '/v2/locrec', () => rec.handlers.postLocRec()),
+    route('POST', '/v2/rec', (_p, b) => rec.handlers.postRec(b)),
+    route('GET', '/v2/rec', (_p, _b, q) => rec.handlers.listRecs(q)),
+    route('GET', '/v2/rec/:idRec', (p, _b, q) => rec.handlers.getRec(p.idRec, q)),
+    route('PATCH', '/v2/rec/:idRec', (p, b) => rec.handlers.patchRec(p.idRec, b)),
+    route('POST', '/v2/solicrec', (_p, b) => rec.handlers.postSolicRec(b)),
+    route('PUT', '/v2/cobr/:txid', (p, b) => rec.handlers.putCobR(p.txid, b)),
+    route('PATCH', '/v2/cobr/:txid', (p, b) => rec.handlers.patchCobR(p.txid, b)),
+    route('GET', '/v2/cobr/:txid', (p) => rec.handlers.getCobR(p.txid)),
+    route('GET', '/v2/cobr', (_p, _b, q) => rec.handlers.listCobRs(q)),
+    route('POST', '/v2/cobr/:txid/retentativa/:data', (p) => rec.handlers.postRetentativa(p.txid, p.data)),
+    route('PUT', '/v2/webhookrec', (_p, b) => rec.handlers.putWebhook('rec', b)),
+    route('GET', '/v2/webhookrec', () => rec.handlers.getWebhook('rec')),
+    route('PUT', '/v2/webhookcobr', (_p, b) => rec.handlers.putWebhook('cobr', b)),
+    route('GET', '/v2/webhookcobr', () => rec.handlers.getWebhook('cobr')),
     route('PUT', '/v3/gn/pix/:idEnvio', (p, b) => efi.putEnvio(p.idEnvio, b)),
     route('GET', '/v2/gn/pix/enviados/id-envio/:idEnvio', (p) => efi.getEnvio(p.idEnvio)),
     route('GET', '/v2/gn/infracoes', (_p, _b, q) => efi.listInfracoes(q)),
@@ -197,6 +225,25 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     return status;
   }
 
+  // A rec/cobr change, POSTed to the registered webhookrec + "/rec" or webhookcobr + "/cobr" (the standard's callbacks).
+  async function callback(cb: Callback, send = true): Promise<number | null> {
+    const hook = rec.webhooks[cb.kind];
+    const url = hook ? `${hook.replace(/\/+$/, '')}/${cb.kind}` : null;
+    const status =
+      url && send
+        ? await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(cb.body),
+          }).then(
+            (r) => r.status,
+            () => null,
+          )
+        : null;
+    callbacks.push({ kind: cb.kind, url: send ? url : null, body: cb.body, status });
+    return status;
+  }
+
   const server = createServer(
     { key: certs.server.key, cert: certs.server.cert, ca: certs.ca.cert, requestCert: true, rejectUnauthorized: true },
     (req, res) => {
@@ -220,6 +267,8 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     pixKey,
     calls, // "METHOD /route/:param" -> requests received, failed or not
     notifications,
+    callbacks,
+    account: STUB_ACCOUNT,
     schemaViolations,
     bodies,
     state: {
@@ -229,6 +278,10 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
       webhooks: pixState.webhooks,
       envios: efi.envios,
       infracoes: efi.infracoes,
+      locrecs: rec.locs,
+      recs: rec.recs,
+      cobrs: rec.cobrs,
+      recWebhooks: rec.webhooks,
     },
     issuedTokens,
     get tokensIssued() {
@@ -263,6 +316,32 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
       return { pix: p, notified: await notify(p) };
     },
     settleEnvio: (idEnvio: string, status: EnvioStatus) => efi.settleEnvio(idEnvio, status),
+    // Pix Automático, the payer's side. Each change is POSTed to the registered webhook (rec or cobr) unless
+    // `notify: false` (a callback that never came); the status it got back is returned.
+    approveRec: (idRec: string, o: { notify?: boolean } = {}) => callback(rec.controls.approveRec(idRec), o.notify),
+    rejectRec: (idRec: string, o: { notify?: boolean } = {}) => callback(rec.controls.rejectRec(idRec), o.notify),
+    rejectSolicRec: (idRec: string, o: { notify?: boolean } = {}) =>
+      callback(rec.controls.rejectSolicRec(idRec), o.notify),
+    payerCancelRec: (idRec: string, o: { notify?: boolean; reason?: string } = {}) =>
+      callback(rec.controls.payerCancelRec(idRec, o.reason), o.notify),
+    activateCobR: (txid: string, o: { notify?: boolean } = {}) => callback(rec.controls.activateCobR(txid), o.notify),
+    payerCancelCobR: (txid: string, o: { notify?: boolean } = {}) =>
+      callback(rec.controls.payerCancelCobR(txid), o.notify),
+    // PAGA: the Pix with the cobr's txid arrives (notified to the Pix webhook as any payment) and the cobr's callback
+    // follows; REJEITADA with `codigo` (default AC06, which ends nothing).
+    async settleTentativa(
+      txid: string,
+      outcome: 'PAGA' | 'REJEITADA',
+      o: { codigo?: string; notify?: boolean; notifyPix?: boolean } = {},
+    ) {
+      const r = rec.controls.settleTentativa(txid, outcome, o.codigo);
+      const pixNotified = r.pix && o.notifyPix !== false ? await notify(r.pix) : null;
+      const notified = await callback(r.cobr, o.notify);
+      return { pix: r.pix, pixNotified, notified };
+    },
+    // the callback of a rec/cobr as it is now, sent again (a PSP's retry)
+    resendRec: (idRec: string) => callback(rec.controls.recCallback(idRec)),
+    resendCobR: (txid: string) => callback(rec.controls.cobrCallback(txid)),
     openInfracao: (input: OpenInfracaoInput) => efi.openInfracao(input),
     setInfracaoStatus: (idInfracao: string, status: InfracaoStatus) => efi.setInfracaoStatus(idInfracao, status),
     async close() {
@@ -295,5 +374,6 @@ export function apiPixEnv(stub: ApiPixStub, certsDir: string, webhookToken: stri
     APIPIX_CA_FILE: join(certsDir, 'ca.pem'),
     APIPIX_PIX_KEY: stub.pixKey,
     APIPIX_WEBHOOK_TOKEN: webhookToken,
+    APIPIX_ACCOUNT: `${stub.account.agencia ?? ''}/${stub.account.conta}/${stub.account.tipoConta}`,
   };
 }
