@@ -245,3 +245,55 @@ test('the public pages spend a per-IP budget: 429 as a page for the page, as JSO
   const asset = (page.body as string).match(/src="(\/pay\/assets\/pay\.js\?v=\w+)"/)![1];
   t.is((await fetch(limited.baseUrl + asset, { headers: from('203.0.113.7') })).status, 200, 'assets spend nothing');
 });
+
+// Pix Automático (QR_WITH_PAYMENT, DUE_DATE_QR): the first payment's page shows the mandate's BR Code (payment and
+// recurrence, field 80) and, before it, what paying it authorises.
+test('a charge paid with a mandate shows its terms and its combined BR Code instead of the charge own', async (t) => {
+  const { m, charge } = await newCharge();
+  const view = (await m.http.get(`/v1/charges/${charge.id}`)).body.charge;
+  const assets = { css: '/pay/assets/pay.css', js: '/pay/assets/pay.js' };
+  const combined = '00020101021226...80<recorrência>6304ABCD';
+  const terms = {
+    contract: 'CT-2027/001',
+    object: 'Plano <Família> & "Plus"',
+    frequency: 'MONTHLY' as const,
+    startDate: '2027-01-05',
+    endDate: null,
+    amount: 4_990,
+    minAmount: null,
+    qrCode: combined,
+  };
+  const page = (mandate: typeof terms, status: 'PENDING' | 'PAID' = 'PENDING') =>
+    renderPaymentPage({ charge: view, merchantName: 'Academia Boa Forma', status, mandate }, assets);
+  const fixed = page(terms);
+  t.true(fixed.includes(`>${'00020101021226...80&lt;recorrência&gt;6304ABCD'}</textarea>`), 'the mandate code');
+  t.false(fixed.includes(charge.qrCode), 'not the charge own');
+  t.true(fixed.includes('<h2 id="recurrence-title">Autorização de Pix Automático</h2>'));
+  t.true(fixed.includes('Ao pagar com este código, você também autoriza <strong>Academia Boa Forma</strong>'));
+  for (const fact of [
+    '<dt>Recebedor</dt><dd>Academia Boa Forma</dd>',
+    '<dt>Objeto</dt><dd>Plano &lt;Família&gt; &amp; &quot;Plus&quot;</dd>',
+    '<dt>Contrato</dt><dd>CT-2027/001</dd>',
+    '<dt>Frequência</dt><dd>Mensal</dd>',
+    `<dt>Valor</dt><dd>R$${NBSP}49,90 a cada cobrança</dd>`,
+    '<dt>Início</dt><dd>05/01/2027</dd>',
+    '<dt>Término</dt><dd>Sem data de término</dd>',
+  ])
+    t.true(fixed.includes(fact), fact);
+  t.regex(fixed, /alt="QR Code PIX para pagar [^"]+ e autorizar o Pix Automático"/);
+
+  const variable = page({ ...terms, amount: null, minAmount: 2_000, frequency: 'WEEKLY', endDate: '2027-12-31' });
+  t.true(
+    variable.includes(`<dt>Valor</dt><dd>Valor variável (você define um limite de no mínimo R$${NBSP}20,00)</dd>`),
+  );
+  t.true(variable.includes('<dt>Frequência</dt><dd>Semanal</dd>'));
+  t.true(variable.includes('<dt>Término</dt><dd>31/12/2027</dd>'));
+  const open = page({ ...terms, amount: null, minAmount: null });
+  t.true(open.includes('<dt>Valor</dt><dd>Valor variável (você pode definir um limite)</dd>'));
+  t.true(page(terms, 'PAID').includes('Esta cobrança inclui uma autorização de Pix Automático'));
+
+  // a charge without a mandate: its own code, no terms
+  const plain = (await anon().get(`/pay/${charge.id}`)).body as string;
+  t.true(plain.includes(`>${charge.qrCode}</textarea>`));
+  t.false(plain.includes('Pix Automático'));
+});

@@ -1,10 +1,12 @@
 // The merchant portal: the login form, then the signed-in shell (navigation and one page at a time, chosen by the
-// URL's hash: #/cobrancas, #/cobrancas/<id>, …). Every page talks to the public API only (api.js).
+// URL's hash: #/cobrancas, #/cobrancas/<id>, #/pix-automatico/<id>, …). Every page talks to the public API only (api.js).
 import { html, render, useEffect, useState } from './lib.js';
 import { get, post, session } from './api.js';
 import { ErrorNotice, Field, useAction } from './ui.js';
 import { Home } from './home.js';
 import { ChargeDetail, Charges } from './charges.js';
+import { Mandates } from './mandates.js';
+import { MandateDetail } from './mandate.js';
 import { Withdrawals } from './withdrawals.js';
 import { Statement } from './statement.js';
 import { WebhookDetail, Webhooks } from './webhooks.js';
@@ -13,6 +15,7 @@ import { ApiKeys } from './api-keys.js';
 const NAV = [
   ['inicio', 'Início'],
   ['cobrancas', 'Cobranças'],
+  ['pix-automatico', 'Pix Automático'],
   ['saques', 'Saques'],
   ['extrato', 'Extrato'],
   ['webhooks', 'Webhooks'],
@@ -73,6 +76,8 @@ function pageFor([section, id]) {
   switch (section) {
     case 'cobrancas':
       return id ? html`<${ChargeDetail} id=${id} />` : html`<${Charges} />`;
+    case 'pix-automatico':
+      return id ? html`<${MandateDetail} id=${id} />` : html`<${Mandates} />`;
     case 'saques':
       return html`<${Withdrawals} />`;
     case 'extrato':
