@@ -5,6 +5,7 @@ import { cpf, createOnboardedMerchant } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
 import { RATE_LIMIT_MESSAGE } from '../src/platform/rate-limits.ts';
 import { renderPaymentPage } from '../src/payment-page/payment-page.html.ts';
+import type { MandateTerms } from '../src/payment-page/payment-page.service.ts';
 import { addDays, saoPauloDate } from '../src/charges/due-date.ts';
 
 // The hosted payment page over HTTP (the browser test, payment-page.browser.test.ts, drives it in Chromium).
@@ -253,17 +254,17 @@ test('a charge paid with a mandate shows its terms and its combined BR Code inst
   const view = (await m.http.get(`/v1/charges/${charge.id}`)).body.charge;
   const assets = { css: '/pay/assets/pay.css', js: '/pay/assets/pay.js' };
   const combined = '00020101021226...80<recorrência>6304ABCD';
-  const terms = {
+  const terms: MandateTerms = {
     contract: 'CT-2027/001',
     object: 'Plano <Família> & "Plus"',
-    frequency: 'MONTHLY' as const,
+    frequency: 'MONTHLY',
     startDate: '2027-01-05',
     endDate: null,
     amount: 4_990,
     minAmount: null,
     qrCode: combined,
   };
-  const page = (mandate: typeof terms, status: 'PENDING' | 'PAID' = 'PENDING') =>
+  const page = (mandate: MandateTerms, status: 'PENDING' | 'PAID' = 'PENDING') =>
     renderPaymentPage({ charge: view, merchantName: 'Academia Boa Forma', status, mandate }, assets);
   const fixed = page(terms);
   t.true(fixed.includes(`>${'00020101021226...80&lt;recorrência&gt;6304ABCD'}</textarea>`), 'the mandate code');
