@@ -6,6 +6,9 @@ import { waitUntil } from './support/receiver.ts';
 import { RATE_LIMIT_MESSAGE } from '../src/platform/rate-limits.ts';
 import { renderPaymentPage } from '../src/payment-page/payment-page.html.ts';
 import type { MandateTerms } from '../src/payment-page/payment-page.service.ts';
+import { parseBrCode } from '../src/pix/brcode.ts';
+import { createCnpjMerchant } from './support/recurring.ts';
+import { plusDays } from '../src/recurring/calendar.ts';
 import { addDays, saoPauloDate } from '../src/charges/due-date.ts';
 
 // The hosted payment page over HTTP (the browser test, payment-page.browser.test.ts, drives it in Chromium).
@@ -297,4 +300,78 @@ test('a charge paid with a mandate shows its terms and its combined BR Code inst
   const plain = (await anon().get(`/pay/${charge.id}`)).body as string;
   t.true(plain.includes(`>${charge.qrCode}</textarea>`));
   t.false(plain.includes('Pix Automático'));
+});
+
+// The same with the real API: QR_WITH_PAYMENT creates the charge, DUE_DATE_QR takes one; the page of that charge
+// carries the mandate's BR Code (field 80, the recurrence) and its terms, until the mandate can no longer be approved.
+test('the first payment of a QR_WITH_PAYMENT or DUE_DATE_QR mandate: its terms and the combined BR Code', async (t) => {
+  const m = await createCnpjMerchant(app);
+  const today = saoPauloDate(new Date());
+  const customer = { name: 'Ana Cliente', document: cpf() };
+  const mandateOf = async (body: Record<string, unknown>) => {
+    const res = await m.http.post('/v1/mandates', {
+      customer,
+      contract: 'ACAD-2027-15',
+      object: 'Academia: plano anual',
+      frequency: 'MONTHLY',
+      startDate: plusDays(today, 3),
+      ...body,
+    });
+    if (res.status !== 201) throw new Error(`mandate: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.mandate;
+  };
+  const withPayment = await mandateOf({ journey: 'QR_WITH_PAYMENT', amount: 9_990, firstPayment: { amount: 5_000 } });
+  t.is(withPayment.paymentUrl, `${PUBLIC_BASE_URL}/pay/${withPayment.chargeId}`);
+  const charge = (await m.http.get(`/v1/charges/${withPayment.chargeId}`)).body.charge;
+  t.not(withPayment.qrCode, charge.qrCode);
+  t.truthy(parseBrCode(withPayment.qrCode).templates['80']?.['25'], 'the mandate code carries the recurrence');
+  const html = (await anon().get(`/pay/${withPayment.chargeId}`)).body as string;
+  t.true(html.includes(`>${withPayment.qrCode}</textarea>`), 'the combined BR Code');
+  t.false(html.includes(`>${charge.qrCode}</textarea>`));
+  t.true(html.includes(`<span class="amount-value">R$${NBSP}50,00</span>`), 'what is paid now: the first payment');
+  for (const fact of [
+    '<dt>Recebedor</dt><dd>Loja Teste</dd>',
+    '<dt>Objeto</dt><dd>Academia: plano anual</dd>',
+    '<dt>Contrato</dt><dd>ACAD-2027-15</dd>',
+    '<dt>Frequência</dt><dd>Mensal</dd>',
+    `<dt>Valor</dt><dd>R$${NBSP}99,90 a cada cobrança</dd>`,
+    `<dt>Início</dt><dd>${plusDays(today, 3).split('-').reverse().join('/')}</dd>`,
+    '<dt>Término</dt><dd>Sem data de término</dd>',
+  ])
+    t.true(html.includes(fact), fact);
+  t.false(html.includes(customer.document), 'the payer document is not shown');
+
+  // DUE_DATE_QR: a due-date charge of the same customer, a variable mandate with an end
+  const due = await m.http.post('/v1/charges', {
+    amount: 12_000,
+    description: 'Matrícula',
+    dueDate: plusDays(today, 5),
+    customer,
+  });
+  const dueMandate = await mandateOf({
+    journey: 'DUE_DATE_QR',
+    chargeId: due.body.charge.id,
+    minAmount: 3_000,
+    frequency: 'QUARTERLY',
+    endDate: plusDays(today, 300),
+  });
+  const dueHtml = (await anon().get(`/pay/${due.body.charge.id}`)).body as string;
+  t.true(dueHtml.includes(`>${dueMandate.qrCode}</textarea>`));
+  t.true(dueHtml.includes('<dt>Frequência</dt><dd>Trimestral</dd>'));
+  t.true(dueHtml.includes(`Valor variável (você define um limite de no mínimo R$${NBSP}30,00)`));
+  t.true(dueHtml.includes(`<dt>Término</dt><dd>${plusDays(today, 300).split('-').reverse().join('/')}</dd>`));
+  t.true(dueHtml.includes('<dt>Vencimento</dt>'), 'still a due-date charge');
+
+  // rejected by the payer: nothing left to authorise, the charge's own code
+  t.is((await m.http.post(`/v1/sandbox/mandates/${dueMandate.id}/reject`)).status, 200);
+  const after = (await anon().get(`/pay/${due.body.charge.id}`)).body as string;
+  t.true(after.includes(`>${due.body.charge.qrCode}</textarea>`));
+  t.false(after.includes('Pix Automático'));
+});
+
+test('a recurring charge hidden charge (type RECURRING) is never served by the page', async (t) => {
+  const { charge } = await newCharge();
+  await sql(`update charges set type = 'RECURRING' where id = ?`, [charge.id]);
+  t.is((await anon().get(`/pay/${charge.id}`)).status, 404);
+  t.is((await anon().get(`/pay/${charge.id}/status`)).status, 404);
 });

@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
-import { cpf, createOnboardedMerchant } from './support/factories.ts';
+import { cpf } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
+import { createCnpjMerchant } from './support/recurring.ts';
 import { saoPauloDate } from '../src/charges/due-date.ts';
 import { plusDays } from '../src/recurring/calendar.ts';
 
@@ -21,7 +22,7 @@ const NBSP = '\u00a0';
 const OUT = 'test-output';
 
 type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
-type Merchant = Awaited<ReturnType<typeof createOnboardedMerchant>>;
+type Merchant = Awaited<ReturnType<typeof createCnpjMerchant>>;
 
 let app: TestApp;
 let stopWorker: () => Promise<void>;
@@ -48,29 +49,6 @@ function needsChromium(t: ExecutionContext): boolean {
   if (browser) return true;
   t.fail(`no Chromium at ${CHROMIUM}: apt-get install -y chromium, or point CHROMIUM_PATH at a Chromium binary`);
   return false;
-}
-
-// A valid CNPJ (Pix Automático is for CNPJ receivers), generated like factories.ts's cpf().
-function cnpj(): string {
-  const d = Array.from({ length: 12 }, () => Math.floor(Math.random() * 10));
-  d[8] = 0;
-  d[9] = 0;
-  d[10] = 0;
-  d[11] = 1;
-  for (const len of [12, 13]) {
-    const weights = len === 12 ? [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2] : [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
-    const sum = d.slice(0, len).reduce((s, n, i) => s + n * weights[i], 0);
-    const r = sum % 11;
-    d.push(r < 2 ? 0 : 11 - r);
-  }
-  return d.join('');
-}
-
-// An onboarded merchant whose document is a CNPJ (an operator-side change, as the factories make KYC approved).
-async function cnpjMerchant(): Promise<Merchant> {
-  const m = await createOnboardedMerchant(app);
-  await app.orm.em.fork().execute('update merchants set document = ? where id = ?', [cnpj(), m.merchantId]);
-  return m;
 }
 
 async function open(t: ExecutionContext, viewport: { width: number; height: number }) {
@@ -141,7 +119,7 @@ test.serial(
   'a merchant creates a mandate (QR), sees it approved, charges a cycle, cancels that charge, then the mandate',
   async (t) => {
     if (!needsChromium(t)) return;
-    const m = await cnpjMerchant();
+    const m = await createCnpjMerchant(app);
     const today = saoPauloDate(new Date());
     const payer = { name: 'Maria Assinante', document: cpf() };
     const { page, problems, elsewhere } = await open(t, DESKTOP);
@@ -266,7 +244,7 @@ test.serial(
   'QR_WITH_PAYMENT in the portal: a variable mandate with its first payment, whose payer page carries both',
   async (t) => {
     if (!needsChromium(t)) return;
-    const m = await cnpjMerchant();
+    const m = await createCnpjMerchant(app);
     const today = saoPauloDate(new Date());
     const { page, problems, elsewhere } = await open(t, DESKTOP);
     await logIn(page, m);
@@ -318,7 +296,7 @@ test.serial(
   'the mandates list pages by 20; on a phone every Pix Automático screen reads and is accessible',
   async (t) => {
     if (!needsChromium(t)) return;
-    const m = await cnpjMerchant();
+    const m = await createCnpjMerchant(app);
     const today = saoPauloDate(new Date());
     const body = (i: number) => ({
       journey: 'QR',
