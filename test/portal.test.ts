@@ -46,8 +46,8 @@ test('GET /portal: one HTML page, pt-BR, under the API CSP (no inline script), i
   t.is(js.status, 200);
   t.is(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
   t.is(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
-  // every module it reaches is served, each import relative (the browser resolves no bare specifier without an
-  // import map), the UI library from its npm packages
+  // every module it reaches (also by a dynamic import()) is served, each import relative (the browser resolves no
+  // bare specifier without an import map), the UI library from its npm packages
   const seen = new Set<string>();
   const queue = ['app.js'];
   while (queue.length) {
@@ -57,13 +57,15 @@ test('GET /portal: one HTML page, pt-BR, under the API CSP (no inline script), i
     const r = await get(`/portal/assets/${version}/${name}`);
     t.is(r.status, 200, name);
     const body = await r.text();
-    for (const [, spec] of body.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)) {
+    for (const [, spec] of body.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
       t.regex(spec, /^\.\.?\//, `${name} imports ${spec}`);
       queue.push(new URL(spec, `http://x/${name}`).pathname.slice(1));
     }
   }
   t.true(
-    ['vendor/preact.js', 'vendor/hooks.js', 'vendor/htm.js', 'charges.js', 'webhooks.js'].every((f) => seen.has(f)),
+    ['vendor/preact.js', 'vendor/hooks.js', 'vendor/htm.js', 'charges.js', 'webhooks.js', 'mandate-form.js'].every(
+      (f) => seen.has(f),
+    ),
   );
   const css = await get(`/portal/assets/${version}/portal.css`);
   t.is(css.headers.get('content-type'), 'text/css; charset=utf-8');
