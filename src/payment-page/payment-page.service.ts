@@ -40,9 +40,9 @@ export async function paymentPage(
   id: string,
 ): Promise<PaymentPage | null> {
   if (!isUuid(id)) return null;
-  const charge = await em.findOne(Charge, { id }, { populate: ['merchant'] });
-  // a recurring charge's money (type RECURRING) is debited by the payer's PSP, never paid from a page
-  if (!charge || charge.type === 'RECURRING') return null;
+  // a RECURRING row (the money of a recurring charge) has no page
+  const charge = await em.findOne(Charge, { id, type: { $ne: 'RECURRING' } }, { populate: ['merchant'] });
+  if (!charge) return null;
   const now = deps.clock();
   const [mandate] = await em.execute<sql.MandateOfChargeRow[]>(sql.MANDATE_OF_CHARGE, [id]);
   const view = chargeView(charge, null, { publicBaseUrl: deps.config.publicBaseUrl, today: saoPauloDate(now) });

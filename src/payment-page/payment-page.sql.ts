@@ -1,7 +1,8 @@
 // The payment page's statements of its own. The status a payer's page polls reads the charges table (of src/charges)
-// by its primary key (not a recurring charge's hidden row), and nothing else: no merchant, customer or ledger data. The mandate a charge carries (Pix
-// Automático, src/recurring: QR_WITH_PAYMENT and DUE_DATE_QR pay a charge with the approval) is read from its table
-// by the charge's id: the terms the payer authorises and the BR Code that carries both (field 80), nothing else.
+// by its primary key (never a RECURRING row: no page), and nothing else: no merchant, customer or ledger data. The
+// mandate a charge carries (Pix Automático, src/recurring: QR_WITH_PAYMENT and DUE_DATE_QR pay a charge with the
+// approval) is read from its table by the charge's id: the terms the payer authorises and the BR Code that carries
+// both (field 80), nothing else.
 import type { ChargeStatus } from '../charges/charge.entity.ts';
 
 export const PAYMENT_STATUS = `

@@ -28,10 +28,12 @@ export function sandboxMandateRoutes(deps: Pick<Services, 'boss' | 'clock' | 'co
   router.post('/mandates/:id/approve', ...validate(approveRules), async (req, res) => {
     const merchantId = merchantIdOf(req);
     const current = await getMandate(deps, req.em, merchantId, String(req.params.id));
+    if (current.status === 'CREATED' && Date.parse(current.expiresAt) <= deps.clock().getTime())
+      throw new BusinessRuleError(`Autorização expirou em ${current.expiresAt}: o pagador não pode mais aprová-la`);
     const charge = current.chargeId ? await findCharge(deps, req.em, merchantId, current.chargeId) : null;
     if (current.status === 'CREATED' && charge && charge.status !== 'PENDING' && charge.status !== 'PAID')
       throw new BusinessRuleError(`A cobrança da autorização não pode mais ser paga (${charge.status})`);
-    const payerMaxAmount = (req.body as { payerMaxAmount?: number | null }).payerMaxAmount ?? null;
+    const payerMaxAmount = (req.body as { payerMaxAmount?: number | null } | undefined)?.payerMaxAmount ?? null;
     const { mandate, changed } = await approveMandate(deps, req.em, { mandateId: current.id, payerMaxAmount });
     if (!changed && mandate.status !== 'APPROVED')
       throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser aprovada`);

@@ -162,6 +162,7 @@ export async function setRequestStatus(
   em: EntityManager,
   input: { mandateId: string; status: 'SENT' | 'ACCEPTED' | 'REJECTED' | 'EXPIRED' | 'CANCELED' },
 ): Promise<MandateView> {
+  if (!isUuid(input.mandateId)) throw new NotFoundError(MANDATE_NOT_FOUND);
   const [moved] = await em.execute<sql.MandateRow[]>(sql.SET_REQUEST_STATUS, [
     input.status,
     input.mandateId,
