@@ -198,7 +198,7 @@ test.serial(
     await again.waitFor();
     const second = (await m.http.get(`/v1/recurring-charges?mandateId=${mandateId}&status=ACTIVE`)).body
       .recurringCharges[0];
-    t.is((await m.http.post(`/v1/sandbox/recurring-charges/${second.id}/attempt`, { outcome: 'PAID' })).status, 200);
+    t.is((await m.http.post(`/v1/sandbox/recurring-charges/${second.id}/attempt`, { outcome: 'PAID' })).status, 202);
     await waitUntil(
       async () => (await m.http.get(`/v1/recurring-charges/${second.id}`)).body.recurringCharge.status === 'PAID',
     );

@@ -26,7 +26,7 @@ export function RecurringCharges({ mandate }) {
   // one sent to the payer's PSP and not yet scheduled there changes by itself
   usePolling(!!state.data?.recurringCharges.some((c) => c.status === 'CREATED'), state.reload, 2000);
   const today = todaySaoPaulo();
-  return html`<section aria-labelledby="cobrancas-recorrentes">
+  return html`<section class="recurring" aria-labelledby="cobrancas-recorrentes">
     <h2 id="cobrancas-recorrentes">Cobranças recorrentes</h2>
     ${mandate.status === 'APPROVED' ? html`<${NewRecurringCharge} mandate=${mandate} onCreated=${state.reload} />` : null}
     <${Loading} state=${state}>
