@@ -207,6 +207,7 @@ test.serial(
     const paidRow = page.locator('table.list tbody tr', { hasText: 'Janeiro, de novo' });
     await badge(paidRow, 'Paga').waitFor();
     t.true((await paidRow.innerText()).includes('No vencimento'), 'its attempt');
+    await check(t, page, 'pix-automatico-paga', 'desktop');
 
     // the mandate cancelled, with a reason, after a confirmation
     await page.getByRole('button', { name: 'Cancelar autorização' }).click();
@@ -287,6 +288,57 @@ test.serial(
       t.true(terms.includes(shown), shown);
     t.deepEqual(await seriousViolations(payer), []);
     await payer.close();
+    t.deepEqual(problems, []);
+    t.deepEqual(elsewhere, []);
+  },
+);
+
+test.serial(
+  'PUSH in the portal: the payer account, the request to its bank, a new request once it expired',
+  async (t) => {
+    if (!needsChromium(t)) return;
+    const m = await createCnpjMerchant(app);
+    const today = saoPauloDate(new Date());
+    const { page, problems, elsewhere } = await open(t, DESKTOP);
+    await logIn(page, m);
+    await newMandateForm(page);
+    await page.getByLabel('Jornada').selectOption('PUSH');
+    const holder = cpf();
+    await page.getByLabel('Nome do pagador').fill('Pedro Titular');
+    await page.getByLabel('CPF ou CNPJ do pagador').fill(holder);
+    await page.getByLabel('Número do contrato').fill('ESC-2027-3');
+    await page.getByLabel('Objeto', { exact: true }).fill('Mensalidade escolar');
+    await page.getByLabel('Frequência').selectOption('MONTHLY');
+    await page.getByLabel('Início').fill(plusDays(today, 10));
+    await page.getByLabel('Valor de cada cobrança (R$)').fill('1.250,00');
+    await page.getByLabel('ISPB do banco').fill('12345678');
+    await page.getByLabel('Agência').fill('0001');
+    await page.getByLabel('Conta', { exact: true }).fill('998877');
+    await page.getByLabel('CPF ou CNPJ do titular').fill(holder);
+    await page.getByLabel('Prazo para o pagador aprovar').selectOption('604800');
+    await check(t, page, 'pix-automatico-nova-push', 'desktop');
+    await page.getByRole('button', { name: 'Criar autorização' }).click();
+    await heading(page, 'Autorização Pix Automático');
+    const id = idFromHash(page);
+    const created = (await m.http.get(`/v1/mandates/${id}`)).body.mandate;
+    t.like(created, { journey: 'PUSH', amount: 125_000, qrCode: null });
+    t.true(
+      Math.abs(new Date(created.expiresAt).getTime() - new Date(created.createdAt).getTime() - 604_800_000) < 60_000,
+      'the payer has 7 days',
+    );
+    // the worker sends the request to the payer's bank
+    await waitUntil(async () => (await m.http.get(`/v1/mandates/${id}`)).body.mandate.request?.status === 'SENT');
+    const request = page.locator('section[aria-labelledby="pedido"]');
+    await badge(request, 'Enviado').waitFor();
+    t.false(await page.getByRole('button', { name: 'Enviar novo pedido' }).isVisible(), 'one is on its way');
+
+    // the payer's bank let it expire: a new one, from the mandate's page
+    await app.orm.em.fork().execute(`update mandates set request_status = 'EXPIRED' where id = ?`, [id]);
+    await badge(request, 'Expirado').waitFor(); // the page follows a mandate waiting for its payer
+    await page.getByRole('button', { name: 'Enviar novo pedido' }).click();
+    await badge(request, 'Enviado').waitFor();
+    t.is((await m.http.get(`/v1/mandates/${id}`)).body.mandate.request.status, 'SENT');
+    await check(t, page, 'pix-automatico-push', 'desktop');
     t.deepEqual(problems, []);
     t.deepEqual(elsewhere, []);
   },

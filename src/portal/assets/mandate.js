@@ -1,7 +1,7 @@
 // A Pix Automático mandate's page: its terms, its QR code while the payer has not approved it (QR journeys), its
 // history, `Cancelar autorização` (confirmed, with a reason), and its recurring charges (recurring-charges.js).
 import { html, useState } from './lib.js';
-import { get, patch } from './api.js';
+import { get, patch, post } from './api.js';
 import { Badge, ErrorNotice, Field, Loading, Page, useAction, useLoad, usePolling } from './ui.js';
 import { FREQUENCY, JOURNEY, MANDATE_STATUS, REQUEST_STATUS, RETRY_POLICY, dateTime, day, money } from './format.js';
 import { RecurringCharges } from './recurring-charges.js';
@@ -29,6 +29,7 @@ export function MandateDetail({ id }) {
         html`<div class="detail">
           <${Terms} mandate=${mandate} />
           ${mandate.status === 'CREATED' && mandate.qrCode ? html`<${MandateQr} mandate=${mandate} />` : null}
+          ${mandate.request && mandate.status === 'CREATED' ? html`<${PushRequest} mandate=${mandate} onDone=${state.reload} />` : null}
           ${LIVE.includes(mandate.status) ? html`<${CancelMandate} mandate=${mandate} onDone=${state.reload} />` : null}
           <${History} mandate=${mandate} />
           <${RecurringCharges} mandate=${mandate} />
@@ -55,7 +56,7 @@ function Terms({ mandate: m }) {
       ${fact('Início', day(m.startDate))} ${fact('Término', m.endDate ? day(m.endDate) : 'Sem data de término')}
       ${fact('Novas tentativas', RETRY_POLICY[m.retryPolicy] ?? m.retryPolicy)}
       ${m.status === 'CREATED' ? fact('Aprovar até', dateTime(m.expiresAt)) : null}
-      ${m.request ? fact('Pedido ao banco do pagador', REQUEST_STATUS[m.request.status] ?? m.request.status) : null}
+      ${m.request && m.status !== 'CREATED' ? fact('Pedido ao banco do pagador', REQUEST_STATUS[m.request.status] ?? m.request.status) : null}
       ${
         m.autoCharge
           ? fact(
@@ -110,6 +111,34 @@ function MandateQr({ mandate }) {
     }
     <label for="copia-e-cola">Pix Automático copia e cola</label>
     <textarea id="copia-e-cola" class="code" readonly rows="4">${mandate.qrCode}</textarea>
+  </section>`;
+}
+
+// PUSH: the request sent to the payer's bank; a new one once the last was refused or expired.
+function PushRequest({ mandate, onDone }) {
+  const action = useAction();
+  const status = mandate.request.status;
+  const again = status === 'REJECTED' || status === 'EXPIRED';
+  const send = async () => {
+    const result = await action.run(() => post(`${path(mandate.id)}/request`));
+    if (result.ok) onDone();
+  };
+  return html`<section class="card" aria-labelledby="pedido">
+    <h2 id="pedido">Pedido ao banco do pagador</h2>
+    <p><${Badge} status=${status} labels=${REQUEST_STATUS} /></p>
+    <p class="muted">
+      ${
+        again
+          ? 'O pagador não respondeu ou recusou o pedido. Você pode enviar um novo enquanto a autorização estiver criada.'
+          : 'O pagador recebe o pedido no app do banco dele e aprova ou recusa por lá.'
+      }
+    </p>
+    ${
+      again
+        ? html`<button type="button" class="button" onClick=${send} disabled=${action.busy}>Enviar novo pedido</button>`
+        : null
+    }
+    <${ErrorNotice} error=${action.error} />
   </section>`;
 }
 
