@@ -234,6 +234,16 @@ test.serial(
     await page.getByText('Nenhuma autorização.').waitFor();
     await page.getByLabel('Status').selectOption('CANCELED');
     await listed.waitFor();
+    // by payer: this one's document, then another's
+    await page.getByLabel('Pagador (CPF ou CNPJ)').fill(payer.document);
+    await page.getByRole('button', { name: 'Buscar' }).click();
+    await listed.waitFor();
+    await page.getByLabel('Pagador (CPF ou CNPJ)').fill(cpf());
+    await page.getByRole('button', { name: 'Buscar' }).click();
+    await page.getByText('Nenhuma autorização.').waitFor();
+    await page.getByLabel('Pagador (CPF ou CNPJ)').fill('');
+    await page.getByRole('button', { name: 'Buscar' }).click();
+    await listed.waitFor();
     await check(t, page, 'pix-automatico', 'desktop');
 
     t.deepEqual(problems, [], 'no script error, no CSP violation, no failed request');
@@ -288,6 +298,36 @@ test.serial(
       t.true(terms.includes(shown), shown);
     t.deepEqual(await seriousViolations(payer), []);
     await payer.close();
+
+    // the payer approves with a maximum of R$ 500,00 (and pays the first charge); a cycle's charge is refused (AM04):
+    // the merchant schedules a new attempt from the mandate's page
+    t.is((await m.http.post(`/v1/sandbox/mandates/${mandate.id}/approve`, { payerMaxAmount: 50_000 })).status, 200);
+    await badge(summary(page), 'Aprovada').waitFor();
+    t.true((await summary(page).innerText()).replaceAll(NBSP, ' ').includes('R$ 500,00'), 'the payer maximum');
+    const dueDate = plusDays(today, 5);
+    const created = await m.http.post(`/v1/mandates/${mandate.id}/charges`, { dueDate, amount: 18_790 });
+    t.is(created.status, 201);
+    const chargeId = created.body.recurringCharge.id;
+    const refused = await m.http.post(`/v1/sandbox/recurring-charges/${chargeId}/attempt`, { outcome: 'REJECTED' });
+    t.is(refused.status, 200);
+    t.like(refused.body.recurringCharge, { status: 'ACTIVE', retriesLeft: 3 });
+    await page.reload();
+    const row = page.locator('table.list tbody tr', { hasText: 'R$ 187,90' });
+    await badge(row, 'Recusada').waitFor();
+    t.true((await row.innerText()).includes('(AM04)'), 'the failure code');
+    await row.getByRole('button', { name: 'Nova tentativa' }).click();
+    t.is(await row.getByLabel('Data da nova tentativa').inputValue(), plusDays(dueDate, 1));
+    await check(t, page, 'pix-automatico-tentativa', 'desktop');
+    await row.getByRole('button', { name: 'Agendar tentativa' }).click();
+    await row.locator('.attempts li').nth(1).waitFor();
+    t.regex(await row.locator('.attempts li').nth(1).innerText(), /Nova tentativa\s+Agendada/);
+    const retried = (await m.http.get(`/v1/recurring-charges/${chargeId}`)).body.recurringCharge;
+    t.like(retried, { status: 'ACTIVE', retriesLeft: 2 });
+    t.like(retried.attempts, [
+      { kind: 'DUE_DATE', status: 'REJECTED', failureCode: 'AM04' },
+      { kind: 'RETRY', status: 'SCHEDULED', date: plusDays(dueDate, 1) },
+    ]);
+    t.false(await row.getByRole('button', { name: 'Nova tentativa' }).isVisible(), 'one is scheduled');
     t.deepEqual(problems, []);
     t.deepEqual(elsewhere, []);
   },

@@ -12,6 +12,8 @@ export const signedMoney = (centavos) => (centavos > 0 ? '+' : '') + money(centa
 export const dateTime = (iso) => (iso ? DATE_TIME.format(new Date(iso)) : '—');
 // a calendar day as the API gives it (YYYY-MM-DD, São Paulo) -> "05/01/2027", without a time zone in between
 export const day = (ymd) => (ymd ? ymd.split('-').reverse().join('/') : '—');
+// a calendar day plus n days (YYYY-MM-DD, no time zone: UTC midnight to UTC midnight)
+export const dayPlus = (ymd, n) => new Date(Date.parse(`${ymd}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 // today in São Paulo, as YYYY-MM-DD (the API's days)
 export const todaySaoPaulo = () =>
   new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(new Date());

@@ -1,8 +1,8 @@
-// Pix Automático: the mandates (autorizações) by status, paged, and a new one (its journey's own fields). A mandate's
+// Pix Automático: the mandates (autorizações) by status and payer, paged, and a new one (its journey's own fields). A mandate's
 // page is mandate.js.
 import { html, useState } from './lib.js';
 import { get, query } from './api.js';
-import { Badge, Loading, Page, Pager, Table, useLoad } from './ui.js';
+import { Badge, Field, Loading, Page, Pager, Table, useLoad } from './ui.js';
 import { FREQUENCY, MANDATE_STATUS, dateTime, money } from './format.js';
 import { NewMandate } from './mandate-form.js';
 
@@ -11,7 +11,17 @@ const LIMIT = 20;
 export function Mandates() {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
-  const state = useLoad(() => get(`/v1/mandates${query({ page, limit: LIMIT, status })}`), [page, status]);
+  const [customerDocument, setCustomerDocument] = useState('');
+  const [draft, setDraft] = useState('');
+  const state = useLoad(
+    () => get(`/v1/mandates${query({ page, limit: LIMIT, status, customerDocument })}`),
+    [page, status, customerDocument],
+  );
+  const search = (e) => {
+    e.preventDefault();
+    setCustomerDocument(draft.replace(/\D/g, ''));
+    setPage(1);
+  };
   return html`<${Page} title="Pix Automático">
     <p class="muted">
       Com uma autorização aprovada pelo pagador, você cobra cada período (semana, mês…) sem pedir um novo pagamento.
@@ -20,6 +30,17 @@ export function Mandates() {
     <section aria-labelledby="lista-autorizacoes">
       <div class="section-head">
         <h2 id="lista-autorizacoes">Suas autorizações</h2>
+        <form class="filters" onSubmit=${search} role="search" aria-label="Filtrar autorizações">
+          <${Field}
+            id="filtro-documento"
+            label="Pagador (CPF ou CNPJ)"
+            inputmode="numeric"
+            autocomplete="off"
+            value=${draft}
+            onInput=${(e) => setDraft(e.currentTarget.value)}
+          />
+          <button type="submit" class="button secondary">Buscar</button>
+        </form>
         <div class="field inline">
           <label for="filtro-autorizacoes">Status</label>
           <select

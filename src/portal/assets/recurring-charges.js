@@ -1,5 +1,6 @@
-// A mandate's recurring charges (one per cycle) with their attempts: a new one while the mandate is approved, and
-// `Cancelar` on one still scheduled whose due date is after today (the API refuses it on or after that day).
+// A mandate's recurring charges (one per cycle) with their attempts: a new one while the mandate is approved,
+// `Cancelar` on one still scheduled whose due date is after today (the API refuses it on or after that day), and
+// `Nova tentativa` after a refused attempt when the mandate allows retries (up to 3, within 7 days of the due date).
 import { html, useRef, useState } from './lib.js';
 import { get, idempotencyKey, patch, post, query } from './api.js';
 import { Badge, ErrorNotice, Field, Loading, Pager, Success, Table, useAction, useLoad, usePolling } from './ui.js';
@@ -8,6 +9,7 @@ import {
   ATTEMPT_STATUS,
   RECURRING_CHARGE_STATUS,
   day,
+  dayPlus,
   money,
   moneyInput,
   parseMoney,
@@ -47,10 +49,13 @@ export function RecurringCharges({ mandate }) {
               { label: 'Tentativas', cell: (c) => html`<${Attempts} charge=${c} />` },
               {
                 label: 'Ações',
-                cell: (c) =>
-                  OPEN.includes(c.status) && c.dueDate > today
-                    ? html`<${CancelCharge} charge=${c} onDone=${state.reload} />`
-                    : '—',
+                cell: (c) => {
+                  const cancel = OPEN.includes(c.status) && c.dueDate > today;
+                  const retry = canRetry(mandate, c, today);
+                  if (!cancel && !retry) return '—';
+                  return html`${cancel ? html`<${CancelCharge} charge=${c} onDone=${state.reload} />` : null}
+                  ${retry ? html`<${Retry} charge=${c} today=${today} onDone=${state.reload} />` : null}`;
+                },
               },
             ]}
           />
@@ -70,6 +75,66 @@ function Attempts({ charge }) {
         </li>`,
     )}
   </ul>`;
+}
+
+// The API's rules, so the button shows only where it can work: the last attempt refused, none scheduled, retries
+// left, and a day still open in [dueDate + 1, dueDate + 7] from tomorrow on.
+function canRetry(mandate, c, today) {
+  const last = c.attempts[c.attempts.length - 1];
+  return (
+    mandate.retryPolicy === 'THREE_IN_SEVEN_DAYS' &&
+    c.status === 'ACTIVE' &&
+    c.retriesLeft > 0 &&
+    last?.status === 'REJECTED' &&
+    !c.attempts.some((a) => a.status === 'SCHEDULED') &&
+    dayPlus(c.dueDate, 7) > today
+  );
+}
+
+function Retry({ charge, today, onDone }) {
+  const first = [dayPlus(charge.dueDate, 1), dayPlus(today, 1)].sort()[1];
+  const [open, setOpen] = useState(false);
+  const [date, setDate] = useState(first);
+  const key = useRef(idempotencyKey());
+  const action = useAction();
+  const submit = async (e) => {
+    e.preventDefault();
+    const result = await action.run(() =>
+      post(`/v1/recurring-charges/${encodeURIComponent(charge.id)}/retries`, { date }, key.current),
+    );
+    if (result.ok) {
+      key.current = idempotencyKey();
+      setOpen(false);
+      onDone();
+    }
+  };
+  const id = `tentativa-${charge.id}`;
+  if (!open)
+    return html`<button
+      type="button"
+      class="button secondary small"
+      aria-describedby=${`vencimento-${charge.id}`}
+      onClick=${() => setOpen(true)}
+    >
+      Nova tentativa
+    </button>`;
+  return html`<form class="stack" onSubmit=${submit}>
+    <${Field}
+      id=${id}
+      label="Data da nova tentativa"
+      type="date"
+      required
+      min=${first}
+      max=${dayPlus(charge.dueDate, 7)}
+      value=${date}
+      onInput=${(e) => setDate(e.currentTarget.value)}
+    />
+    <div class="confirm">
+      <button type="submit" class="button small" disabled=${action.busy}>Agendar tentativa</button>
+      <button type="button" class="button secondary small" onClick=${() => setOpen(false)}>Voltar</button>
+    </div>
+    <${ErrorNotice} error=${action.error} />
+  </form>`;
 }
 
 function CancelCharge({ charge, onDone }) {
