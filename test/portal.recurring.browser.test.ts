@@ -384,6 +384,42 @@ test.serial(
   },
 );
 
+test.serial('DUE_DATE_QR in the portal: a pending due-date charge chosen, its payer filled in', async (t) => {
+  if (!needsChromium(t)) return;
+  const m = await createCnpjMerchant(app);
+  const today = saoPauloDate(new Date());
+  const customer = { name: 'Escola Aluno Responsável', document: cpf() };
+  const due = await m.http.post('/v1/charges', {
+    amount: 80_000,
+    description: 'Matrícula 2027',
+    dueDate: plusDays(today, 6),
+    customer,
+  });
+  t.is(due.status, 201);
+  const { page, problems, elsewhere } = await open(t, DESKTOP);
+  await logIn(page, m);
+  await newMandateForm(page);
+  await page.getByLabel('Jornada').selectOption('DUE_DATE_QR');
+  await page.getByLabel('Cobrança com vencimento').selectOption(due.body.charge.id);
+  t.is(await page.getByLabel('Nome do pagador').inputValue(), customer.name, 'the charge payer');
+  t.is(await page.getByLabel('CPF ou CNPJ do pagador').inputValue(), customer.document);
+  await page.getByLabel('Número do contrato').fill('MAT-2027-9');
+  await page.getByLabel('Objeto', { exact: true }).fill('Mensalidades 2027');
+  await page.getByLabel('Frequência').selectOption('MONTHLY');
+  await page.getByLabel('Início').fill(plusDays(today, 30));
+  await page.getByLabel('Valor de cada cobrança (R$)').fill('800,00');
+  await check(t, page, 'pix-automatico-nova-vencimento', 'desktop');
+  await page.getByRole('button', { name: 'Criar autorização' }).click();
+  await heading(page, 'Autorização Pix Automático');
+  const mandate = (await m.http.get(`/v1/mandates/${idFromHash(page)}`)).body.mandate;
+  t.like(mandate, { journey: 'DUE_DATE_QR', chargeId: due.body.charge.id, customer, amount: 80_000 });
+  t.is(await page.getByLabel('Pix Automático copia e cola').inputValue(), mandate.qrCode);
+  await page.getByRole('link', { name: 'Ver a cobrança' }).click();
+  await heading(page, 'Cobrança');
+  t.deepEqual(problems, []);
+  t.deepEqual(elsewhere, []);
+});
+
 test.serial(
   'the mandates list pages by 20; on a phone every Pix Automático screen reads and is accessible',
   async (t) => {

@@ -1,9 +1,9 @@
 // Nova autorização: POST /v1/mandates with the contract's fields, and each journey's own: the first payment's amount
 // (QR_WITH_PAYMENT), the due-date charge (DUE_DATE_QR), the payer's account (PUSH). Amounts typed in reais.
 import { html, useRef, useState } from './lib.js';
-import { idempotencyKey, post } from './api.js';
-import { ErrorNotice, Field, useAction } from './ui.js';
-import { FREQUENCY, JOURNEY, RETRY_POLICY, parseMoney } from './format.js';
+import { get, idempotencyKey, post } from './api.js';
+import { ErrorNotice, Field, Loading, useAction, useLoad } from './ui.js';
+import { FREQUENCY, JOURNEY, RETRY_POLICY, day, money, parseMoney } from './format.js';
 
 const EXPIRES_IN = [
   [3600, '1 hora'],
@@ -184,11 +184,15 @@ export function NewMandate({ onCreated }) {
       }
       ${
         form.journey === 'DUE_DATE_QR'
-          ? input('autorizacao-cobranca', 'chargeId', 'Id da cobrança com vencimento', {
-              required: true,
-              autocomplete: 'off',
-              hint: 'Uma cobrança pendente, com vencimento, deste mesmo pagador',
-            })
+          ? html`<${DueDateCharge}
+              value=${form.chargeId}
+              onChoose=${(charge) =>
+                setForm((f) => ({
+                  ...f,
+                  chargeId: charge?.id ?? '',
+                  ...(charge?.customer ? { name: charge.customer.name, document: charge.customer.document } : {}),
+                }))}
+            />`
           : null
       }
       ${
@@ -212,4 +216,45 @@ export function NewMandate({ onCreated }) {
       <button class="button" type="submit" disabled=${action.busy}>Criar autorização</button>
     </form>
   </details>`;
+}
+
+// DUE_DATE_QR: the pending due-date charge paid with the approval (the latest 100); choosing it fills in its payer,
+// who must be the mandate's.
+function DueDateCharge({ value, onChoose }) {
+  const state = useLoad(
+    () => get('/v1/charges?status=PENDING&limit=100').then((r) => r.charges.filter((c) => c.type === 'DUE_DATE')),
+    [],
+  );
+  return html`<${Loading} state=${state}>
+    ${(charges) =>
+      charges.length
+        ? html`<${Field}
+            id="autorizacao-cobranca"
+            label="Cobrança com vencimento"
+            hint="Paga pelo pagador junto com a aprovação; o pagador da autorização é o dessa cobrança"
+          >
+            <select
+              id="autorizacao-cobranca"
+              required
+              aria-describedby="autorizacao-cobranca-hint"
+              value=${value}
+              onChange=${(e) => onChoose(charges.find((c) => c.id === e.currentTarget.value))}
+            >
+              <option value="">Escolha uma cobrança</option>
+              ${charges.map(
+                (c) =>
+                  html`<option value=${c.id}>
+                    ${
+                      `${c.description || 'Sem descrição'} · ${money(c.amount)} · vence ${day(c.dueDate)}` +
+                      (c.customer ? ` · ${c.customer.name}` : '')
+                    }
+                  </option>`,
+              )}
+            </select>
+          <//>`
+        : html`<p class="notice">
+            Nenhuma cobrança com vencimento pendente. Crie uma pela API (<code>POST /v1/charges</code> com
+            <code>dueDate</code> e <code>customer</code>) e volte aqui.
+          </p>`}
+  <//>`;
 }
