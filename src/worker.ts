@@ -20,7 +20,13 @@ import { processMetrics, type Registry } from './platform/metrics.ts';
 import { paymentMetrics } from './payments/payments.metrics.ts';
 
 // The listing counters the worker folds every minute.
-const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter, EVENT_PAGE.counter, MANDATE_PAGE.counter, RECURRING_CHARGE_PAGE.counter];
+const COUNTERS = [
+  CHARGE_PAGE.counter,
+  WITHDRAWAL_PAGE.counter,
+  EVENT_PAGE.counter,
+  MANDATE_PAGE.counter,
+  RECURRING_CHARGE_PAGE.counter,
+];
 
 async function registerCounters({ orm, boss, logger }: Deps): Promise<void> {
   await boss.work(QUEUES.countersFold, WORK_POLLING, async () => {

@@ -290,6 +290,11 @@ test('x-idempotency-key: a repeat replays (200), another body 409; QR_WITH_PAYME
   t.is(again.status, 200);
   t.is(again.headers.get('idempotent-replayed'), 'true');
   t.deepEqual(again.body, first.body);
+  // its id derives from the merchant and the key (the PSP's reference: a retry registers the same mandate there)
+  t.regex(first.body.mandate.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  const sameKeyElsewhere = await (await company()).http.post('/v1/mandates', body, key);
+  t.is(sameKeyElsewhere.status, 201);
+  t.not(sameKeyElsewhere.body.mandate.id, first.body.mandate.id);
   const other = await m.http.post('/v1/mandates', { ...body, contract: 'CT-2' }, key);
   t.deepEqual(
     [other.status, other.body],
@@ -418,6 +423,12 @@ test('PATCH: only the cancellation (422 otherwise), by MERCHANT with its reason,
   const md2 = (await m.http.post('/v1/mandates', base())).body.mandate;
   const r2 = await m.http.patch(`/v1/mandates/${md2.id}`, { status: 'CANCELED' });
   t.deepEqual(r2.body.mandate.cancellation, { by: 'MERCHANT', reason: null });
+  // a PUSH mandate's request still SENT is cancelled with it
+  const push = (await m.http.post('/v1/mandates', base({ journey: 'PUSH', payerAccount: pushAccount }))).body.mandate;
+  t.like((await m.http.patch(`/v1/mandates/${push.id}`, { status: 'CANCELED' })).body.mandate, {
+    status: 'CANCELED',
+    request: { status: 'CANCELED' },
+  });
   // a rejected one is terminal
   const md3 = (await m.http.post('/v1/mandates', base())).body.mandate;
   await m.http.post(`/v1/sandbox/mandates/${md3.id}/reject`);
@@ -499,6 +510,26 @@ test('cancelling an APPROVED mandate cancels its CREATED/ACTIVE recurring charge
   const res = await m.http.patch(`/v1/mandates/${md.id}`, { status: 'CANCELED' });
   t.is(res.status, 200);
   await assertCascade(t, m, rc);
+});
+
+test('the cascade through the API: a recurring charge created by POST /v1/mandates/:id/charges is CANCELED with its mandate', async (t) => {
+  const m = await company();
+  const md = (await m.http.post('/v1/mandates', base({ startDate: plusDays(today(), 3) }))).body.mandate;
+  await m.http.post(`/v1/sandbox/mandates/${md.id}/approve`);
+  const created = await m.http.post(`/v1/mandates/${md.id}/charges`, { dueDate: plusDays(today(), 3), amount: 9990 });
+  t.is(created.status, 201);
+  const rc = created.body.recurringCharge;
+  t.is(rc.status, 'ACTIVE');
+  t.is((await m.http.patch(`/v1/mandates/${md.id}`, { status: 'CANCELED' })).status, 200);
+  const after = (await m.http.get(`/v1/recurring-charges/${rc.id}`)).body.recurringCharge;
+  t.like(after, { status: 'CANCELED', attempts: [{ kind: 'DUE_DATE', status: 'CANCELED' }] });
+  const [event] = (await m.http.get('/v1/events?type=recurring_charge.canceled')).body.events;
+  t.deepEqual(event.data, after);
+  // a cancelled mandate takes no new charge
+  t.is(
+    (await m.http.post(`/v1/mandates/${md.id}/charges`, { dueDate: plusDays(today(), 4), amount: 9990 })).status,
+    422,
+  );
 });
 
 test('payer-cancel: CANCELED by PAYER with its reason, cascading like the merchant; no PSP cancellation job', async (t) => {
@@ -657,6 +688,25 @@ test('approve racing cancel: one outcome, never 5xx; the first payment is paid o
       await waitUntil(async () => (await m.http.get(`/v1/charges/${md.chargeId}`)).body.charge.status === 'PAID');
     else t.is((await m.http.get(`/v1/charges/${md.chargeId}`)).body.charge.status, 'PENDING');
   }
+  // two approvals at once: one approval, one event, the first payment paid once (nothing unmatched)
+  const twice = (await m.http.post('/v1/mandates', base({ journey: 'QR_WITH_PAYMENT', firstPayment: { amount: 800 } })))
+    .body.mandate;
+  const approvals = await Promise.all([1, 2, 3].map(() => m.http.post(`/v1/sandbox/mandates/${twice.id}/approve`)));
+  t.deepEqual(
+    approvals.map((r) => r.status),
+    [200, 200, 200],
+  );
+  t.is((await sql(`select 1 from events where type = 'mandate.approved' and resource_id = ?`, [twice.id])).length, 1);
+  await waitUntil(async () => (await m.http.get(`/v1/charges/${twice.chargeId}`)).body.charge.status === 'PAID');
+  await new Promise((r) => setTimeout(r, 300));
+  t.is(
+    (
+      await sql('select 1 from unmatched_payments where txid = (select txid from charges where id = ?)', [
+        twice.chargeId,
+      ])
+    ).length,
+    0,
+  );
   // approve racing reject: exactly one wins
   const md = (await m.http.post('/v1/mandates', base())).body.mandate;
   const rs = await Promise.all([

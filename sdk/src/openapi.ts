@@ -480,7 +480,7 @@ export interface paths {
         };
         /**
          * List the events
-         * @description The nine events a webhook can subscribe to, each with `schema`, the JSON Schema (2020-12) of its delivered
+         * @description The events a webhook can subscribe to (every one of the catalogue), each with `schema`, the JSON Schema (2020-12) of its delivered
          *     body, and `example`, the body `POST /v1/webhooks/merchant/{id}/test` sends. Both come from this document's
          *     `webhooks:` section, one entry per event.
          */

@@ -73,4 +73,3 @@ export function recurringChargeView(r: RecurringChargeRow) {
     createdAt: iso(r.created_at)!,
   };
 }
-export type RecurringChargeView = ReturnType<typeof recurringChargeView>;

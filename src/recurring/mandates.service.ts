@@ -54,6 +54,18 @@ async function checkMerchant(em: EntityManager, merchantId: string): Promise<voi
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const alnum = (n: number) => Array.from({ length: n }, () => ALNUM[randomInt(ALNUM.length)]).join('');
+/**
+ * The mandate's id, which the PSP takes as its reference (createMandate is idempotent by it). With an idempotency key it
+ * is derived from the merchant and the key (a version 4 UUID's shape), so a retry after the PSP registered the mandate
+ * but the response or our insert was lost registers the same one again instead of leaving an orphan behind.
+ */
+function mandateIdFor(merchantId: string, idempotencyKey: string | undefined): string {
+  if (!idempotencyKey) return newId();
+  const h = createHash('sha256').update(`mandate-id:${merchantId}:${idempotencyKey}`).digest('hex');
+  const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 // A PUSH request's id (API Pix idSolicRec): SC, the recId's ISPB and date, 11 characters.
 const requestIdFor = (recId: string) => `SC${recId.slice(2, 18)}${alnum(11)}`;
 
@@ -124,7 +136,7 @@ export async function createMandate(
     async create(requestHash) {
       await checkMerchant(em, merchant.id);
       const charge = await chargeOfJourney(deps, em, merchant, input, expiresIn, idempotencyKey);
-      const id = newId();
+      const id = mandateIdFor(merchant.id, idempotencyKey);
       const expiresAt = new Date(deps.clock().getTime() + expiresIn * 1000);
       const created = await deps.acquirer.createMandate(id, {
         journey: input.journey,
@@ -226,7 +238,7 @@ export const ONLY_CANCEL = 'Somente o cancelamento é permitido nesta autorizaç
 // PATCH /v1/mandates/:id: the merchant cancels ({ status: CANCELED, reason? }); any other change 422, and so is a
 // mandate already REJECTED, EXPIRED or CANCELED (the loser of two cancels at once included).
 export async function patchMandate(
-  deps: Pick<Services, 'boss' | 'config' | 'clock'>,
+  deps: Pick<AcquirerDeps, 'boss' | 'config' | 'clock' | 'acquirer'>,
   em: EntityManager,
   merchantId: string,
   id: string,

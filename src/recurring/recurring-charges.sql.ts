@@ -200,6 +200,16 @@ export const MANDATE_PAGE = `
    order by rc.created_at desc, rc.id desc
    limit ? offset ?`;
 
+// Cancelling a mandate: its charges still CREATED or ACTIVE due after `today`, their charges rows locked in txid
+// order (the lock order: mandate, hidden charges, recurring charges). Parameters: mandate id, today.
+export const LOCK_OPEN_OF_MANDATE = `
+  select ch.id
+    from charges ch
+    join recurring_charges rc on rc.charge_id = ch.id
+   where rc.mandate_id = ? and rc.status in ('CREATED', 'ACTIVE') and rc.due_date > ?::date
+   order by ch.txid
+     for update of ch`;
+
 // The payer's maximum of a mandate (the sandbox's attempt). Parameter: mandate id.
 export const PAYER_MAX = `
   select payer_max_amount

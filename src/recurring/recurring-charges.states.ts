@@ -181,6 +181,26 @@ export async function cancelRecurringCharge(deps: StateDeps, em: EntityManager, 
 }
 
 /**
+ * Cancelling a mandate (mandates.states, in its transaction, the mandate locked): its recurring charges still CREATED
+ * or ACTIVE due after `today` are CANCELED as the merchant's PATCH does, their charges rows locked in txid order.
+ * Returns how many.
+ */
+export async function cancelRecurringChargesOfMandate(
+  deps: StateDeps,
+  tx: EntityManager,
+  { mandateId, today }: { mandateId: string; today: string },
+): Promise<number> {
+  const hidden = await tx.execute<{ id: string }[]>(sql.LOCK_OPEN_OF_MANDATE, [mandateId, today]);
+  let canceled = 0;
+  for (const h of hidden) {
+    const r = await lockOf(tx, h);
+    if (!r) continue;
+    if (await end(deps, tx, r, 'cancel', cancelScheduled(r.attempts, deps.clock().toISOString()))) canceled++;
+  }
+  return canceled;
+}
+
+/**
  * POST /v1/recurring-charges/:id/retries { date }: a new attempt SCHEDULED on `date`, when the mandate allows retries,
  * none is SCHEDULED (409), the charge is ACTIVE with its last attempt REJECTED, dueDate + 1 <= date <= dueDate + 7,
  * date >= tomorrow, no attempt on that date yet and a retry is left (each 422 naming it). With apipix a job asks the

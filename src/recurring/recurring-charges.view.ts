@@ -3,6 +3,5 @@
 export {
   recurringChargeView,
   type RecurringChargeRow,
-  type RecurringChargeView,
   type RecurringAttemptRow,
 } from '../charges/recurring.view.ts';
