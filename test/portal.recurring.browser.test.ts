@@ -19,6 +19,8 @@ const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const AXE_SOURCE = readFileSync(fileURLToPath(import.meta.resolve('axe-core/axe.min.js')), 'utf8');
 const NBSP = '\u00a0';
+const BRL = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
+const brl = (centavos: number) => BRL.format(centavos / 100).replaceAll(NBSP, ' ');
 const OUT = 'test-output';
 
 type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
@@ -224,6 +226,20 @@ test.serial(
     await page.getByText('por você: Cliente mudou de plano').waitFor();
     t.is(await page.locator('.history li').count(), 3, 'its history');
     t.false(await page.getByRole('button', { name: 'Cancelar autorização' }).isVisible());
+
+    // Extrato: the recurring charge received, linked to its mandate
+    await nav(page, 'Extrato');
+    await heading(page, 'Extrato');
+    const line = page.locator('table.list tbody tr', { hasText: 'Cobrança recorrente recebida' });
+    const paid = (await m.http.get(`/v1/recurring-charges/${second.id}`)).body.recurringCharge;
+    t.true(
+      (await line.innerText()).replaceAll(NBSP, ' ').includes(`+${brl(paid.paidAmount - paid.fee)}`),
+      'credited net of the fee',
+    );
+    await line.getByRole('link', { name: 'Ver cobrança recorrente' }).click();
+    await heading(page, 'Autorização Pix Automático');
+    t.is(idFromHash(page), mandateId);
+    await badge(summary(page), 'Cancelada').waitFor();
 
     // the list: the mandate with its badge; the status filter
     await page.getByRole('link', { name: 'Voltar ao Pix Automático' }).click();

@@ -32,6 +32,7 @@ function lazy(load, name) {
 }
 const Mandates = lazy(() => import('./mandates.js'), 'Mandates');
 const MandateDetail = lazy(() => import('./mandate.js'), 'MandateDetail');
+const RecurringChargeLink = lazy(() => import('./mandate.js'), 'RecurringChargeLink');
 
 const NAV = [
   ['inicio', 'Início'],
@@ -93,11 +94,12 @@ function Login({ notice, onSignIn }) {
   </main>`;
 }
 
-function pageFor([section, id]) {
+function pageFor([section, id, ...rest]) {
   switch (section) {
     case 'cobrancas':
       return id ? html`<${ChargeDetail} id=${id} />` : html`<${Charges} />`;
     case 'pix-automatico':
+      if (id === 'cobranca') return html`<${RecurringChargeLink} id=${rest[0]} />`;
       return id ? html`<${MandateDetail} id=${id} />` : html`<${Mandates} />`;
     case 'saques':
       return html`<${Withdrawals} />`;
@@ -139,7 +141,7 @@ function Shell({ route, onSignOut }) {
         )}
       </ul>
     </nav>
-    <main id="conteudo" class="content">${pageFor([section, route[1]])}</main>`;
+    <main id="conteudo" class="content">${pageFor([section, ...route.slice(1)])}</main>`;
 }
 
 // The skip link moves focus to the page's heading (a hash link would change the route).

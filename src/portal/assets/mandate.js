@@ -38,6 +38,21 @@ export function MandateDetail({ id }) {
   <//>`;
 }
 
+// #/pix-automatico/cobranca/<recurring charge id> (a statement line's reference): its mandate's page.
+export function RecurringChargeLink({ id }) {
+  const state = useLoad(
+    () =>
+      get(`/v1/recurring-charges/${encodeURIComponent(id)}`).then(({ recurringCharge }) => {
+        location.replace(`#/pix-automatico/${recurringCharge.mandateId}`);
+        return recurringCharge;
+      }),
+    [id],
+  );
+  return html`<${Page} title="Cobrança recorrente">
+    <${Loading} state=${state}>${() => html`<p class="muted" role="status">Abrindo a autorização…</p>`}<//>
+  <//>`;
+}
+
 function valueText(m) {
   if (m.amount != null) return `${money(m.amount)} (fixo)`;
   return m.minAmount != null ? `Variável, limite do pagador de no mínimo ${money(m.minAmount)}` : 'Variável';
