@@ -162,7 +162,8 @@ test.serial(
     t.true(await page.getByRole('img', { name: /QR Code Pix Automático/ }).isVisible());
     t.is(await page.getByLabel('Pix Automático copia e cola').inputValue(), created.qrCode);
     const facts = (await page.locator('.facts').first().innerText()).replaceAll(NBSP, ' ');
-    for (const shown of ['CT-2027-0042', 'Mensal', 'R$ 49,90 (fixo)', 'Sem data de término', created.recId])
+    const cpfText = payer.document.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
+    for (const shown of ['CT-2027-0042', 'Mensal', 'R$ 49,90 (fixo)', 'Sem data de término', created.recId, cpfText])
       t.true(facts.includes(shown), shown);
     await check(t, page, 'pix-automatico-autorizacao', 'desktop');
 

@@ -14,6 +14,13 @@ export const dateTime = (iso) => (iso ? DATE_TIME.format(new Date(iso)) : '—')
 export const day = (ymd) => (ymd ? ymd.split('-').reverse().join('/') : '—');
 // a calendar day plus n days (YYYY-MM-DD, no time zone: UTC midnight to UTC midnight)
 export const dayPlus = (ymd, n) => new Date(Date.parse(`${ymd}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+// a CPF or CNPJ as people write it: 123.456.789-09, 12.345.678/0001-95
+export const documentText = (d) =>
+  /^\d{11}$/.test(d)
+    ? d.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4')
+    : /^\d{14}$/.test(d)
+      ? d.replace(/^(\d{2})(\d{3})(\d{3})(\d{4})(\d{2})$/, '$1.$2.$3/$4-$5')
+      : d;
 // today in São Paulo, as YYYY-MM-DD (the API's days)
 export const todaySaoPaulo = () =>
   new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(new Date());

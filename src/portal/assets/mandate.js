@@ -3,7 +3,17 @@
 import { html, useState } from './lib.js';
 import { get, patch, post } from './api.js';
 import { Badge, ErrorNotice, Field, Loading, Page, useAction, useLoad, usePolling } from './ui.js';
-import { FREQUENCY, JOURNEY, MANDATE_STATUS, REQUEST_STATUS, RETRY_POLICY, dateTime, day, money } from './format.js';
+import {
+  FREQUENCY,
+  JOURNEY,
+  MANDATE_STATUS,
+  REQUEST_STATUS,
+  RETRY_POLICY,
+  dateTime,
+  day,
+  documentText,
+  money,
+} from './format.js';
 import { RecurringCharges } from './recurring-charges.js';
 
 const path = (id) => `/v1/mandates/${encodeURIComponent(id)}`;
@@ -64,7 +74,7 @@ function Terms({ mandate: m }) {
     <p class="big">${m.amount != null ? money(m.amount) : 'Valor variável'}</p>
     <p><${Badge} status=${m.status} labels=${MANDATE_STATUS} /></p>
     <dl class="facts">
-      ${fact('Pagador', `${m.customer.name} (${m.customer.document})`)} ${fact('Contrato', m.contract)}
+      ${fact('Pagador', `${m.customer.name} (${documentText(m.customer.document)})`)} ${fact('Contrato', m.contract)}
       ${fact('Objeto', m.object || '—')} ${fact('Jornada', JOURNEY[m.journey] ?? m.journey)}
       ${fact('Frequência', FREQUENCY[m.frequency] ?? m.frequency)} ${fact('Valor', valueText(m))}
       ${m.payerMaxAmount != null ? fact('Limite definido pelo pagador', money(m.payerMaxAmount)) : null}
