@@ -10,6 +10,13 @@ import { settlePayments } from '../src/payments/settlement.ts';
 import { sandboxEndToEndId } from '../src/acquirer/sandbox.ts';
 import { decide } from '../src/infractions/infractions.states.ts';
 import { expireCharges } from '../src/charges/charges.states.ts';
+import { createRecurringCharge } from '../src/recurring/recurring-charges.service.ts';
+import {
+  activateRecurringCharge,
+  cancelRecurringCharge,
+  retryRecurringCharge,
+} from '../src/recurring/recurring-charges.states.ts';
+import { QUEUES } from '../src/platform/queue.ts';
 import { platformFee } from '../src/merchants/merchants.service.ts';
 import { approvedMandate, company, mandateBody, recurringCharge, type Company } from './recurring.helpers.ts';
 
@@ -642,4 +649,50 @@ test('property: any amount and fee terms, paid then refunded in parts: paid = ne
     { numRuns: 8 },
   );
   t.pass();
+});
+
+test("with a real PSP (apipix): CREATED and a job that PUTs the cobr, committed with it; ACTIVE on the PSP's word; cancel and retry jobs", async (t) => {
+  const m = await company(app);
+  const md = await approvedMandate(m, today());
+  const deps = { ...app.deps, clock: () => now, acquirer: { ...app.deps.acquirer, name: 'apipix' as const } };
+  const due = plusDays(today(), 3);
+  const { recurringCharge: rc } = await createRecurringCharge(deps, app.orm.em.fork(), m.merchantId, {
+    mandateId: md.id,
+    dueDate: due,
+    amount: 9990,
+    description: 'Semana 1',
+  });
+  t.is(rc.status, 'CREATED');
+  const jobs = async () =>
+    (
+      await sql<{ data: Json }>(
+        `select data from pgboss.job where name = ? and data->>'op' is not null and (data->>'txid' = ? or data->'request'->>'txid' = ?) order by created_on`,
+        [QUEUES.recurringChargeSync, rc.txid, rc.txid],
+      )
+    ).map((j) => j.data);
+  t.deepEqual((await jobs())[0], {
+    op: 'create',
+    request: {
+      txid: rc.txid,
+      recId: md.recId,
+      dueDate: due,
+      amount: 9990,
+      description: 'Semana 1',
+      payer: { name: 'Maria Souza', document: '52998224725' },
+    },
+  });
+  t.is((await activateRecurringCharge(deps, app.orm.em.fork(), { txid: rc.txid }))!.status, 'ACTIVE');
+  await rejected(m, rc.id);
+  await retryRecurringCharge(deps, app.orm.em.fork(), m.merchantId, rc.id, plusDays(due, 2));
+  const other = await recurringCharge(m, md.id, { dueDate: plusDays(today(), 9), amount: 9990 });
+  await cancelRecurringCharge(deps, app.orm.em.fork(), m.merchantId, other.id);
+  t.deepEqual((await jobs()).slice(1), [{ op: 'retry', txid: rc.txid, date: plusDays(due, 2) }]);
+  const cancelJobs = await sql(`select data from pgboss.job where name = ? and data->>'txid' = ?`, [
+    QUEUES.recurringChargeSync,
+    other.txid,
+  ]);
+  t.deepEqual(
+    cancelJobs.map((j) => j.data),
+    [{ op: 'cancel', txid: other.txid }],
+  );
 });

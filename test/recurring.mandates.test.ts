@@ -9,6 +9,9 @@ import { parseBrCode } from '../src/pix/brcode.ts';
 import { saoPauloDate } from '../src/charges/due-date.ts';
 import { plusDays } from '../src/recurring/calendar.ts';
 import { setRequestStatus, mandateIdByRecId } from '../src/recurring/mandates.states.ts';
+import { AcquirerUnavailableError } from '../src/acquirer/errors.ts';
+import { foldCounters } from '../src/platform/counters.ts';
+import { MANDATE_PAGE } from '../src/recurring/mandates.sql.ts';
 
 // The clock every rule reads (São Paulo "today"); tests that need another day move it.
 const now = new Date();
@@ -368,6 +371,10 @@ test('GET /v1/mandates: pages newest first, by status (counters) and by payer; a
   t.like(approved, { total: 1, page: 1, limit: 20 });
   t.is(approved.mandates[0].id, b.id);
   t.is((await m.http.get('/v1/mandates?status=CREATED')).body.total, 2);
+  // the worker's fold of the counters' +1/-1 rows changes no total
+  await foldCounters(app.orm.em.fork(), [MANDATE_PAGE.counter]);
+  t.is((await m.http.get('/v1/mandates?status=CREATED')).body.total, 2);
+  t.is((await m.http.get('/v1/mandates')).body.total, 3);
   const byPayer = (await m.http.get(`/v1/mandates?customerDocument=${payer.document}`)).body;
   t.like(byPayer, { total: 2 });
   t.deepEqual(
@@ -728,3 +735,51 @@ test('bodiless requests never reach a 5xx: approve, reject, payer-cancel, reques
   t.is((await m.http.post('/v1/mandates', 'not json')).status, 400);
   t.is((await m.http.post('/v1/mandates', [])).status, 400);
 });
+
+test.serial('a prerequisite gone while the PSP registered the mandate: 403 naming it, nothing stored', async (t) => {
+  const m = await company();
+  const acquirer = app.deps.acquirer;
+  const original = acquirer.createMandate;
+  acquirer.createMandate = async (id, input) => {
+    await sql(`update pix_keys set status = 'INACTIVE' where merchant_id = ?`, [m.merchantId]);
+    return original.call(acquirer, id, input);
+  };
+  try {
+    const r = await m.http.post('/v1/mandates', base());
+    t.deepEqual([r.status, r.body], [403, { message: 'Nenhuma chave PIX ativa' }]);
+  } finally {
+    acquirer.createMandate = original;
+  }
+  t.is(Number((await sql('select count(*) as n from mandates where merchant_id = ?', [m.merchantId]))[0].n), 0);
+});
+
+test.serial(
+  'a PSP that does not answer: 503, nothing stored; the retry with the same key reuses the first payment',
+  async (t) => {
+    const m = await company();
+    const acquirer = app.deps.acquirer;
+    const original = acquirer.createMandate;
+    acquirer.createMandate = async () => {
+      throw new AcquirerUnavailableError();
+    };
+    const key = { 'x-idempotency-key': `down-${Date.now()}` };
+    const body = base({ journey: 'QR_WITH_PAYMENT', firstPayment: { amount: 1200 } });
+    try {
+      const r = await m.http.post('/v1/mandates', body, key);
+      t.deepEqual(
+        [r.status, r.body],
+        [503, { message: 'Adquirente indisponível no momento; tente novamente em instantes' }],
+      );
+    } finally {
+      acquirer.createMandate = original;
+    }
+    t.is(Number((await sql('select count(*) as n from mandates where merchant_id = ?', [m.merchantId]))[0].n), 0);
+    const retry = await m.http.post('/v1/mandates', body, key);
+    t.is(retry.status, 201);
+    const charges = await sql('select id from charges where merchant_id = ?', [m.merchantId]);
+    t.deepEqual(
+      charges.map((c) => c.id),
+      [retry.body.mandate.chargeId],
+    );
+  },
+);

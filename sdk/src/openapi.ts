@@ -3023,7 +3023,7 @@ export interface components {
          *     `imageBase64` (with `tracking`), a withdrawal, the PIX key for `pixkey.updated`, an infraction for the
          *     `infraction.*` events.
          */
-        WebhookEvent: components["schemas"]["ChargeEvent"] | components["schemas"]["ChargeRefundedEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["PixKeyEvent"] | components["schemas"]["InfractionEvent"] | components["schemas"]["MandateEvent"] | components["schemas"]["RecurringChargeEvent"];
+        WebhookEvent: components["schemas"]["ChargeEvent"] | components["schemas"]["ChargeRefundedEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["PixKeyEvent"] | components["schemas"]["InfractionEvent"] | components["schemas"]["MandateEvent"] | components["schemas"]["RecurringChargeEvent"] | components["schemas"]["RecurringChargeRefundedEvent"];
         /** @description The common envelope of every delivered event. */
         WebhookEventEnvelope: {
             /**
@@ -3168,18 +3168,18 @@ export interface components {
         };
         /**
          * @description `recurring_charge.paid`, `recurring_charge.attempt_failed`, `recurring_charge.failed`,
-         *     `recurring_charge.canceled`, `recurring_charge.expired`, `recurring_charge.refunded`.
+         *     `recurring_charge.canceled`, `recurring_charge.expired` (`recurring_charge.refunded`: RecurringChargeRefundedEvent).
          */
         RecurringChargeEvent: components["schemas"]["WebhookEventEnvelope"] & {
             /** @enum {unknown} */
-            event?: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired" | "recurring_charge.refunded";
+            event?: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired";
             data?: components["schemas"]["RecurringCharge"];
         } & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            event: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired" | "recurring_charge.refunded";
+            event: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired";
         };
         /**
          * @description A Pix Automático mandate (API Pix recorrência): the payer's approval for the merchant to charge each cycle.
@@ -3279,6 +3279,12 @@ export interface components {
             data?: components["schemas"]["RecurringCharge"] & {
                 refund: components["schemas"]["Refund"] | null;
             };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "recurring_charge.refunded";
         };
         MandateResponse: {
             mandate: components["schemas"]["Mandate"];

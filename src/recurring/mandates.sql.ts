@@ -70,12 +70,20 @@ export const DUE_DATE_CHARGE = `
      and cu.document = ?
      and not exists (select 1 from mandates x where x.charge_id = c.id and x.status in ('CREATED', 'APPROVED'))`;
 
+// A new mandate, guarded by its merchant's prerequisites (as a charge's insert is): none slips in after the CNPJ, KYC,
+// the acquirer account or the last PIX key went away. Parameters: the 27 values, then the merchant id twice.
 export const INSERT_MANDATE = `
   insert into mandates (id, created_at, updated_at, merchant_id, rec_id, journey, status, customer_name,
                         customer_document, contract, object, frequency, start_date, end_date, amount, min_amount,
                         retry_policy, expires_at, qr_code, location, charge_id, payer_account, request_status,
                         request_id, auto_charge, history, idempotency_key, request_hash)
-  values (?, ?, ?, ?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?)
+  select ?, ?::timestamptz, ?::timestamptz, ?::uuid, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?::date, ?::date, ?::int, ?::int, ?,
+         ?::timestamptz, ?, ?, ?::uuid, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?
+   where exists (
+         select 1
+           from merchants m
+          where m.id = ? and length(m.document) = 14 and m.kyc_status = 'APPROVED' and m.acquirer_account_id is not null)
+     and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')
   returning ${COLUMNS}`;
 
 export const BY_ID = `
