@@ -212,6 +212,20 @@ test.serial(
     t.true((await paidRow.innerText()).includes('No vencimento'), 'its attempt');
     await check(t, page, 'pix-automatico-paga', 'desktop');
 
+    // a part of it refunded, from its row; the row follows the refund until it completes
+    await paidRow.getByRole('button', { name: 'Reembolsar' }).click();
+    t.is(await paidRow.getByLabel('Valor do reembolso (R$)').inputValue(), '49,90', 'all of it, by default');
+    await paidRow.getByLabel('Valor do reembolso (R$)').fill('10,00');
+    await paidRow.getByRole('button', { name: 'Confirmar reembolso' }).click();
+    await page.getByText('Reembolso de R$ 10,00 solicitado.').waitFor();
+    await paidRow.getByText('reembolsado R$ 10,00').waitFor({ timeout: 30_000 });
+    t.like((await m.http.get(`/v1/recurring-charges/${second.id}`)).body.recurringCharge, {
+      status: 'PAID',
+      refundedAmount: 1_000,
+    });
+    const refunds = (await m.http.get(`/v1/recurring-charges/${second.id}/refunds`)).body.refunds;
+    t.like(refunds, [{ amount: 1_000, status: 'COMPLETED' }]);
+
     // the mandate cancelled, with a reason, after a confirmation
     await page.getByRole('button', { name: 'Cancelar autorização' }).click();
     await page.getByLabel('Motivo (opcional)').fill('Cliente mudou de plano');

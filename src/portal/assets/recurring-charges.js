@@ -1,9 +1,11 @@
 // A mandate's recurring charges (one per cycle) with their attempts: a new one while the mandate is approved,
 // `Cancelar` on one still scheduled whose due date is after today (the API refuses it on or after that day), and
-// `Nova tentativa` after a refused attempt when the mandate allows retries (up to 3, within 7 days of the due date).
+// `Nova tentativa` after a refused attempt when the mandate allows retries (up to 3, within 7 days of the due date),
+// and `Reembolsar` on a paid one (recurring-refund.js).
 import { html, useRef, useState } from './lib.js';
 import { get, idempotencyKey, patch, post, query } from './api.js';
 import { Badge, ErrorNotice, Field, Loading, Pager, Success, Table, useAction, useLoad, usePolling } from './ui.js';
+import { RefundRecurring, refundable } from './recurring-refund.js';
 import {
   ATTEMPT_KIND,
   ATTEMPT_STATUS,
@@ -25,12 +27,23 @@ export function RecurringCharges({ mandate }) {
     () => get(`/v1/recurring-charges${query({ mandateId: mandate.id, page, limit: LIMIT })}`),
     [mandate.id, mandate.status, page],
   );
-  // one sent to the payer's PSP and not yet scheduled there changes by itself
-  usePolling(!!state.data?.recurringCharges.some((c) => c.status === 'CREATED'), state.reload, 2000);
+  // refunds asked here, followed until the charge shows them: { [id]: refundedAmount expected }
+  const [refunding, setRefunding] = useState({});
+  const [refunded, setRefunded] = useState(null);
+  const charges = state.data?.recurringCharges ?? [];
+  const waiting = charges.some((c) => refunding[c.id] != null && c.refundedAmount < refunding[c.id]);
+  // one sent to the payer's PSP and not yet scheduled there changes by itself, and so does a refund asked here
+  usePolling(waiting || charges.some((c) => c.status === 'CREATED'), state.reload, 2000);
+  const onRefund = (c, centavos) => {
+    setRefunding((r) => ({ ...r, [c.id]: c.refundedAmount + centavos }));
+    setRefunded(`Reembolso de ${money(centavos)} solicitado.`);
+    state.reload();
+  };
   const today = todaySaoPaulo();
   return html`<section class="recurring" aria-labelledby="cobrancas-recorrentes">
     <h2 id="cobrancas-recorrentes">Cobranças recorrentes</h2>
     ${mandate.status === 'APPROVED' ? html`<${NewRecurringCharge} mandate=${mandate} onCreated=${state.reload} />` : null}
+    <${Success}>${refunded}<//>
     <${Loading} state=${state}>
       ${(data) =>
         html`<${Table}
@@ -40,7 +53,14 @@ export function RecurringCharges({ mandate }) {
             columns=${[
               { label: 'Período', num: true, cell: (c) => c.cycle + 1 },
               { label: 'Vencimento', cell: (c) => html`<span id=${`vencimento-${c.id}`}>${day(c.dueDate)}</span>` },
-              { label: 'Valor', num: true, cell: (c) => money(c.amount) },
+              {
+                label: 'Valor',
+                num: true,
+                cell: (c) =>
+                  c.refundedAmount
+                    ? html`${money(c.amount)}<br /><span class="hint">reembolsado ${money(c.refundedAmount)}</span>`
+                    : money(c.amount),
+              },
               { label: 'Descrição', cell: (c) => c.description || '—' },
               {
                 label: 'Status',
@@ -52,9 +72,11 @@ export function RecurringCharges({ mandate }) {
                 cell: (c) => {
                   const cancel = OPEN.includes(c.status) && c.dueDate > today;
                   const retry = canRetry(mandate, c, today);
-                  if (!cancel && !retry) return '—';
+                  const refund = refundable(c) > 0;
+                  if (!cancel && !retry && !refund) return '—';
                   return html`${cancel ? html`<${CancelCharge} charge=${c} onDone=${state.reload} />` : null}
-                  ${retry ? html`<${Retry} charge=${c} today=${today} onDone=${state.reload} />` : null}`;
+                  ${retry ? html`<${Retry} charge=${c} today=${today} onDone=${state.reload} />` : null}
+                  ${refund ? html`<${RefundRecurring} charge=${c} onRequested=${onRefund} />` : null}`;
                 },
               },
             ]}
