@@ -33,7 +33,8 @@ const MAY_IMPORT = {
     'platform',
     'pix',
   ],
-  // the payer's hosted page: reads a charge and its merchant's name
+  // the payer's hosted page: reads a charge and its merchant's name (and the Pix Automático mandate paid with it, by
+  // its own SQL on the mandates table: src/recurring sits above charges)
   'payment-page': ['charges', 'merchants', 'pix', 'platform'],
   // the merchant portal: static files over the public API; it imports no module
   portal: ['platform'],

@@ -5,6 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { cpf, createOnboardedMerchant } from './support/factories.ts';
 import { addDays, saoPauloDate } from '../src/charges/due-date.ts';
+import { createCnpjMerchant } from './support/recurring.ts';
 
 // The payer's page in Debian's Chromium (playwright-core), as docs.browser.test.ts drives /docs: over plain http at a
 // host name that is not loopback, so the whole CSP applies; the resolver maps it to the test server on 127.0.0.1.
@@ -160,6 +161,68 @@ for (const [name, viewport] of [
     t.deepEqual(elsewhere, [], 'nothing requested from another origin');
   });
 }
+
+// Pix Automático's journey 3: the first payment's page carries the mandate's BR Code and says what paying it
+// authorises; as light, readable and accessible as any payment page, at both sizes.
+test.serial(
+  'a QR_WITH_PAYMENT first payment: the mandate terms and the combined code, light and accessible',
+  async (t) => {
+    if (!needsChromium(t)) return;
+    const m = await createCnpjMerchant(app);
+    const res = await m.http.post('/v1/mandates', {
+      journey: 'QR_WITH_PAYMENT',
+      customer: { name: 'Carla Assinante', document: cpf() },
+      contract: 'STREAM-991',
+      object: 'Streaming: plano família',
+      frequency: 'MONTHLY',
+      startDate: addDays(saoPauloDate(new Date()), 7),
+      amount: 3_990,
+      firstPayment: { amount: 3_990 },
+    });
+    if (res.status !== 201) throw new Error(`mandate: ${res.status} ${JSON.stringify(res.body)}`);
+    const mandate = res.body.mandate as { qrCode: string; paymentUrl: string };
+    for (const [name, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
+      const { page, problems, elsewhere } = await open(t, viewport);
+      const responses: Promise<number>[] = [];
+      page.on('requestfinished', (req) => {
+        if (!req.url().startsWith('data:'))
+          responses.push(
+            req.sizes().then(
+              (s) => s.responseHeadersSize + s.responseBodySize,
+              () => 0,
+            ),
+          );
+      });
+      await page.goto(pageUrl(mandate), { waitUntil: 'load' });
+      await page.getByRole('heading', { level: 2, name: 'Autorização de Pix Automático' }).waitFor();
+      t.is(await page.getByLabel('Código PIX copia e cola').inputValue(), mandate.qrCode, 'the combined BR Code');
+      t.is(
+        (await page.locator('.terms').innerText()).replaceAll(NBSP, ' '),
+        [
+          'Recebedor\nLoja Teste',
+          'Objeto\nStreaming: plano família',
+          'Contrato\nSTREAM-991',
+          'Frequência\nMensal',
+          'Valor\nR$ 39,90 a cada cobrança',
+          `Início\n${addDays(saoPauloDate(new Date()), 7).split('-').reverse().join('/')}`,
+          'Término\nSem data de término',
+        ].join('\n'),
+      );
+      t.true(await page.getByRole('img', { name: /e autorizar o Pix Automático/ }).isVisible());
+      const bytes = (await Promise.all(responses)).reduce((a, b) => a + b, 0);
+      t.true(bytes < BYTES_BUDGET, `${name}: ${bytes} bytes transferred, budget ${BYTES_BUDGET}`);
+      const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+      t.true(width <= viewport.width, `${name}: no horizontal scroll (${width} px)`);
+      await page.screenshot({ path: `test-output/payment-page-pix-automatico-${name}.png`, fullPage: true });
+      t.deepEqual(await seriousViolations(page), [], name);
+      t.deepEqual(problems, [], name);
+      t.deepEqual(elsewhere, [], name);
+    }
+  },
+);
 
 test.serial('a due-date charge shows its due date and the amount due today, accessible on a phone', async (t) => {
   if (!needsChromium(t)) return;

@@ -5,6 +5,10 @@ import { cpf, createOnboardedMerchant } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
 import { RATE_LIMIT_MESSAGE } from '../src/platform/rate-limits.ts';
 import { renderPaymentPage } from '../src/payment-page/payment-page.html.ts';
+import type { MandateTerms } from '../src/payment-page/payment-page.service.ts';
+import { parseBrCode } from '../src/pix/brcode.ts';
+import { createCnpjMerchant } from './support/recurring.ts';
+import { plusDays } from '../src/recurring/calendar.ts';
 import { addDays, saoPauloDate } from '../src/charges/due-date.ts';
 
 // The hosted payment page over HTTP (the browser test, payment-page.browser.test.ts, drives it in Chromium).
@@ -244,4 +248,130 @@ test('the public pages spend a per-IP budget: 429 as a page for the page, as JSO
   t.is((await http.get(`/pay/${charge.id}`, from('203.0.113.8'))).status, 200, 'another IP has its own budget');
   const asset = (page.body as string).match(/src="(\/pay\/assets\/pay\.js\?v=\w+)"/)![1];
   t.is((await fetch(limited.baseUrl + asset, { headers: from('203.0.113.7') })).status, 200, 'assets spend nothing');
+});
+
+// Pix Automático (QR_WITH_PAYMENT, DUE_DATE_QR): the first payment's page shows the mandate's BR Code (payment and
+// recurrence, field 80) and, before it, what paying it authorises.
+test('a charge paid with a mandate shows its terms and its combined BR Code instead of the charge own', async (t) => {
+  const { m, charge } = await newCharge();
+  const view = (await m.http.get(`/v1/charges/${charge.id}`)).body.charge;
+  const assets = { css: '/pay/assets/pay.css', js: '/pay/assets/pay.js' };
+  const combined = '00020101021226...80<recorrência>6304ABCD';
+  const terms: MandateTerms = {
+    contract: 'CT-2027/001',
+    object: 'Plano <Família> & "Plus"',
+    frequency: 'MONTHLY',
+    startDate: '2027-01-05',
+    endDate: null,
+    amount: 4_990,
+    minAmount: null,
+    qrCode: combined,
+  };
+  const page = (mandate: MandateTerms, status: 'PENDING' | 'PAID' = 'PENDING') =>
+    renderPaymentPage({ charge: view, merchantName: 'Academia Boa Forma', status, mandate }, assets);
+  const fixed = page(terms);
+  t.true(fixed.includes(`>${'00020101021226...80&lt;recorrência&gt;6304ABCD'}</textarea>`), 'the mandate code');
+  t.false(fixed.includes(charge.qrCode), 'not the charge own');
+  t.true(fixed.includes('<h2 id="recurrence-title">Autorização de Pix Automático</h2>'));
+  t.true(fixed.includes('Ao pagar com este código, você também autoriza <strong>Academia Boa Forma</strong>'));
+  for (const fact of [
+    '<dt>Recebedor</dt><dd>Academia Boa Forma</dd>',
+    '<dt>Objeto</dt><dd>Plano &lt;Família&gt; &amp; &quot;Plus&quot;</dd>',
+    '<dt>Contrato</dt><dd>CT-2027/001</dd>',
+    '<dt>Frequência</dt><dd>Mensal</dd>',
+    `<dt>Valor</dt><dd>R$${NBSP}49,90 a cada cobrança</dd>`,
+    '<dt>Início</dt><dd>05/01/2027</dd>',
+    '<dt>Término</dt><dd>Sem data de término</dd>',
+  ])
+    t.true(fixed.includes(fact), fact);
+  t.regex(fixed, /alt="QR Code PIX para pagar [^"]+ e autorizar o Pix Automático"/);
+
+  const variable = page({ ...terms, amount: null, minAmount: 2_000, frequency: 'WEEKLY', endDate: '2027-12-31' });
+  t.true(
+    variable.includes(`<dt>Valor</dt><dd>Valor variável (você define um limite de no mínimo R$${NBSP}20,00)</dd>`),
+  );
+  t.true(variable.includes('<dt>Frequência</dt><dd>Semanal</dd>'));
+  t.true(variable.includes('<dt>Término</dt><dd>31/12/2027</dd>'));
+  const open = page({ ...terms, amount: null, minAmount: null });
+  t.true(open.includes('<dt>Valor</dt><dd>Valor variável (você pode definir um limite)</dd>'));
+  t.true(page(terms, 'PAID').includes('Esta cobrança inclui uma autorização de Pix Automático'));
+
+  // a charge without a mandate: its own code, no terms
+  const plain = (await anon().get(`/pay/${charge.id}`)).body as string;
+  t.true(plain.includes(`>${charge.qrCode}</textarea>`));
+  t.false(plain.includes('Pix Automático'));
+});
+
+// The same with the real API: QR_WITH_PAYMENT creates the charge, DUE_DATE_QR takes one; the page of that charge
+// carries the mandate's BR Code (field 80, the recurrence) and its terms, until the mandate can no longer be approved.
+test('the first payment of a QR_WITH_PAYMENT or DUE_DATE_QR mandate: its terms and the combined BR Code', async (t) => {
+  const m = await createCnpjMerchant(app);
+  const today = saoPauloDate(new Date());
+  const customer = { name: 'Ana Cliente', document: cpf() };
+  const mandateOf = async (body: Record<string, unknown>) => {
+    const res = await m.http.post('/v1/mandates', {
+      customer,
+      contract: 'ACAD-2027-15',
+      object: 'Academia: plano anual',
+      frequency: 'MONTHLY',
+      startDate: plusDays(today, 3),
+      ...body,
+    });
+    if (res.status !== 201) throw new Error(`mandate: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.mandate;
+  };
+  const withPayment = await mandateOf({ journey: 'QR_WITH_PAYMENT', amount: 9_990, firstPayment: { amount: 5_000 } });
+  t.is(withPayment.paymentUrl, `${PUBLIC_BASE_URL}/pay/${withPayment.chargeId}`);
+  const charge = (await m.http.get(`/v1/charges/${withPayment.chargeId}`)).body.charge;
+  t.not(withPayment.qrCode, charge.qrCode);
+  t.truthy(parseBrCode(withPayment.qrCode).templates['80']?.['25'], 'the mandate code carries the recurrence');
+  const html = (await anon().get(`/pay/${withPayment.chargeId}`)).body as string;
+  t.true(html.includes(`>${withPayment.qrCode}</textarea>`), 'the combined BR Code');
+  t.false(html.includes(`>${charge.qrCode}</textarea>`));
+  t.true(html.includes(`<span class="amount-value">R$${NBSP}50,00</span>`), 'what is paid now: the first payment');
+  for (const fact of [
+    '<dt>Recebedor</dt><dd>Loja Teste</dd>',
+    '<dt>Objeto</dt><dd>Academia: plano anual</dd>',
+    '<dt>Contrato</dt><dd>ACAD-2027-15</dd>',
+    '<dt>Frequência</dt><dd>Mensal</dd>',
+    `<dt>Valor</dt><dd>R$${NBSP}99,90 a cada cobrança</dd>`,
+    `<dt>Início</dt><dd>${plusDays(today, 3).split('-').reverse().join('/')}</dd>`,
+    '<dt>Término</dt><dd>Sem data de término</dd>',
+  ])
+    t.true(html.includes(fact), fact);
+  t.false(html.includes(customer.document), 'the payer document is not shown');
+
+  // DUE_DATE_QR: a due-date charge of the same customer, a variable mandate with an end
+  const due = await m.http.post('/v1/charges', {
+    amount: 12_000,
+    description: 'Matrícula',
+    dueDate: plusDays(today, 5),
+    customer,
+  });
+  const dueMandate = await mandateOf({
+    journey: 'DUE_DATE_QR',
+    chargeId: due.body.charge.id,
+    minAmount: 3_000,
+    frequency: 'QUARTERLY',
+    endDate: plusDays(today, 300),
+  });
+  const dueHtml = (await anon().get(`/pay/${due.body.charge.id}`)).body as string;
+  t.true(dueHtml.includes(`>${dueMandate.qrCode}</textarea>`));
+  t.true(dueHtml.includes('<dt>Frequência</dt><dd>Trimestral</dd>'));
+  t.true(dueHtml.includes(`Valor variável (você define um limite de no mínimo R$${NBSP}30,00)`));
+  t.true(dueHtml.includes(`<dt>Término</dt><dd>${plusDays(today, 300).split('-').reverse().join('/')}</dd>`));
+  t.true(dueHtml.includes('<dt>Vencimento</dt>'), 'still a due-date charge');
+
+  // rejected by the payer: nothing left to authorise, the charge's own code
+  t.is((await m.http.post(`/v1/sandbox/mandates/${dueMandate.id}/reject`)).status, 200);
+  const after = (await anon().get(`/pay/${due.body.charge.id}`)).body as string;
+  t.true(after.includes(`>${due.body.charge.qrCode}</textarea>`));
+  t.false(after.includes('Pix Automático'));
+});
+
+test('a recurring charge hidden charge (type RECURRING) is never served by the page', async (t) => {
+  const { charge } = await newCharge();
+  await sql(`update charges set type = 'RECURRING' where id = ?`, [charge.id]);
+  t.is((await anon().get(`/pay/${charge.id}`)).status, 404);
+  t.is((await anon().get(`/pay/${charge.id}/status`)).status, 404);
 });

@@ -162,7 +162,8 @@ test.serial(
     await page.getByText('Novo webhook').click();
     await page.getByLabel('URL').fill(receiver.url('/portal-hook'));
     await page.getByLabel('Nome').fill('Loja: pedidos');
-    for (const event of ['charge.paid', 'charge.refunded', 'withdraw.completed']) await page.getByLabel(event).check();
+    for (const event of ['charge.paid', 'charge.refunded', 'withdraw.completed'])
+      await page.locator(`input[id="evento-${event}"]`).check();
     await page.getByRole('button', { name: 'Criar webhook' }).click();
     const secretField = page.getByLabel('Valor');
     const secret = await secretField.inputValue();

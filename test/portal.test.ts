@@ -19,6 +19,9 @@ type Format = {
   parseMoney: (s: string) => number | null;
   moneyInput: (c: number) => string;
   money: (c: number) => string;
+  day: (ymd: string | null) => string;
+  dayPlus: (ymd: string, n: number) => string;
+  documentText: (d: string) => string;
 };
 const format = () => import(String(new URL('../src/portal/assets/format.js', import.meta.url))) as Promise<Format>;
 
@@ -46,8 +49,8 @@ test('GET /portal: one HTML page, pt-BR, under the API CSP (no inline script), i
   t.is(js.status, 200);
   t.is(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
   t.is(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
-  // every module it reaches is served, each import relative (the browser resolves no bare specifier without an
-  // import map), the UI library from its npm packages
+  // every module it reaches (also by a dynamic import()) is served, each import relative (the browser resolves no
+  // bare specifier without an import map), the UI library from its npm packages
   const seen = new Set<string>();
   const queue = ['app.js'];
   while (queue.length) {
@@ -57,13 +60,15 @@ test('GET /portal: one HTML page, pt-BR, under the API CSP (no inline script), i
     const r = await get(`/portal/assets/${version}/${name}`);
     t.is(r.status, 200, name);
     const body = await r.text();
-    for (const [, spec] of body.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)) {
+    for (const [, spec] of body.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
       t.regex(spec, /^\.\.?\//, `${name} imports ${spec}`);
       queue.push(new URL(spec, `http://x/${name}`).pathname.slice(1));
     }
   }
   t.true(
-    ['vendor/preact.js', 'vendor/hooks.js', 'vendor/htm.js', 'charges.js', 'webhooks.js'].every((f) => seen.has(f)),
+    ['vendor/preact.js', 'vendor/hooks.js', 'vendor/htm.js', 'charges.js', 'webhooks.js', 'mandate-form.js'].every(
+      (f) => seen.has(f),
+    ),
   );
   const css = await get(`/portal/assets/${version}/portal.css`);
   t.is(css.headers.get('content-type'), 'text/css; charset=utf-8');
@@ -98,4 +103,17 @@ test('an amount typed in reais reads back to the exact centavos (property)', asy
   t.is(parseMoney('2.000,00'), 200_000);
   for (const bad of ['', 'abc', '10,505', '1,2,3', '-5', '1e3']) t.is(parseMoney(bad), null, bad);
   t.is(money(123_456).replace('\u00a0', ' '), 'R$ 1.234,56');
+});
+
+test('Pix Automático days and documents: calendar days shown and added without a time zone, CPF and CNPJ written', async (t) => {
+  const { day, dayPlus, documentText } = await format();
+  t.is(day('2027-01-05'), '05/01/2027');
+  t.is(day(null), '—');
+  t.is(dayPlus('2026-12-31', 1), '2027-01-01');
+  t.is(dayPlus('2027-03-01', -1), '2027-02-28');
+  t.is(dayPlus('2028-02-28', 1), '2028-02-29');
+  t.is(dayPlus('2026-10-31', 7), '2026-11-07');
+  t.is(documentText('52998224725'), '529.982.247-25');
+  t.is(documentText('11222333000181'), '11.222.333/0001-81');
+  t.is(documentText('123'), '123');
 });

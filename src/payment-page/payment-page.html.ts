@@ -3,7 +3,7 @@
 // or style, so the API's Content-Security-Policy applies unchanged.
 import { qrPngBuffer } from '../pix/qr-png.ts';
 import type { ChargeStatus } from '../charges/charge.entity.ts';
-import type { PaymentPage } from './payment-page.service.ts';
+import type { MandateTerms, PaymentPage } from './payment-page.service.ts';
 
 // What the page says of each status; GET /pay/:id/status answers the same words, so the script holds no copy.
 export const STATUS_TEXT: Record<ChargeStatus, { tone: string; title: string; detail: string }> = {
@@ -65,7 +65,43 @@ function qrImage(qrCode: string, alt: string): string {
   return `<img class="qr" src="data:image/png;base64,${png.toString('base64')}" width="${side}" height="${side}" alt="${esc(alt)}">`;
 }
 
-export function renderPaymentPage({ charge, merchantName, status }: PaymentPage, assets: Assets): string {
+const FREQUENCY: Record<MandateTerms['frequency'], string> = {
+  WEEKLY: 'Semanal',
+  MONTHLY: 'Mensal',
+  QUARTERLY: 'Trimestral',
+  SEMIANNUAL: 'Semestral',
+  ANNUAL: 'Anual',
+};
+
+// Pix Automático (QR_WITH_PAYMENT, DUE_DATE_QR): what paying this code also authorises, before the code itself.
+function recurrence(m: MandateTerms, merchantName: string, status: string): string {
+  const lead =
+    status === 'PENDING'
+      ? `Ao pagar com este código, você também autoriza <strong>${esc(merchantName)}</strong> a fazer cobranças ` +
+        'recorrentes na sua conta pelo Pix Automático, nestes termos. O app do seu banco pede a sua confirmação.'
+      : `Esta cobrança inclui uma autorização de Pix Automático para <strong>${esc(merchantName)}</strong>, nestes termos.`;
+  const value =
+    m.amount != null
+      ? `${money(m.amount)} a cada cobrança`
+      : `Valor variável${m.minAmount != null ? ` (você define um limite de no mínimo ${money(m.minAmount)})` : ' (você pode definir um limite)'}`;
+  const terms: [string, string][] = [
+    ['Recebedor', merchantName],
+    ['Objeto', m.object || '—'],
+    ['Contrato', m.contract],
+    ['Frequência', FREQUENCY[m.frequency]],
+    ['Valor', value],
+    ['Início', day(m.startDate)],
+    ['Término', m.endDate ? day(m.endDate) : 'Sem data de término'],
+  ];
+  return `<section id="recurrence" class="recurrence" aria-labelledby="recurrence-title">
+<h2 id="recurrence-title">Autorização de Pix Automático</h2>
+<p>${lead}</p>
+<dl class="terms">${terms.map(([k, v]) => `<div><dt>${k}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>
+<p class="note">Você pode cancelar a autorização quando quiser, no app do seu banco.</p>
+</section>`;
+}
+
+export function renderPaymentPage({ charge, merchantName, status, mandate }: PaymentPage, assets: Assets): string {
   const text = STATUS_TEXT[status];
   // What the payer pays (paid: what was paid; a due-date charge: today's amount), and the original beside it when
   // they differ (a discount, a fine, interest).
@@ -77,6 +113,9 @@ export function renderPaymentPage({ charge, merchantName, status }: PaymentPage,
     charge.dueDate ? ['Vencimento', day(charge.dueDate)] : null,
     shown !== charge.amount ? ['Valor original', money(charge.amount)] : null,
   ].filter((f) => f !== null);
+  // the mandate's BR Code carries both the payment and the recurrence (field 80): paying it approves the mandate
+  const code = mandate ? mandate.qrCode : charge.qrCode;
+  const alt = `QR Code PIX para pagar ${toPay} a ${merchantName}${mandate ? ' e autorizar o Pix Automático' : ''}`;
   const deadline = charge.expiresAt
     ? `<p class="deadline">Pague até ${DATE_TIME.format(new Date(charge.expiresAt))} (horário de Brasília).</p>`
     : '';
@@ -94,24 +133,25 @@ ${facts.length ? `<dl class="facts">${facts.map(([k, v]) => `<div><dt>${k}</dt><
 <p class="status-title">${text.title}</p>
 <p class="status-detail">${text.detail}</p>
 </div>
+${mandate ? recurrence(mandate, merchantName, status) : ''}
 <section id="payable" class="payable" aria-labelledby="how"${status === 'PENDING' ? '' : ' hidden'}>
 <h2 id="how">Pague com PIX</h2>
 <div class="ways">
 <div class="paste">
 <label for="brcode">Código PIX copia e cola</label>
-<textarea id="brcode" class="code" readonly rows="5" spellcheck="false">${esc(charge.qrCode)}</textarea>
+<textarea id="brcode" class="code" readonly rows="5" spellcheck="false">${esc(code)}</textarea>
 <button type="button" id="copy" class="button">Copiar código</button>
 <p id="copy-feedback" class="feedback" role="status"></p>
 ${deadline}
 </div>
 <figure class="scan">
-${qrImage(charge.qrCode, `QR Code PIX para pagar ${toPay} a ${merchantName}`)}
+${qrImage(code, alt)}
 <figcaption>Escaneie o QR Code com o app do seu banco.</figcaption>
 </figure>
 </div>
 <ol class="steps">
 <li>Copie o código, abra o app do seu banco e escolha <strong>PIX copia e cola</strong>; ou escaneie o QR Code.</li>
-<li>Confira o valor e quem recebe, e confirme.</li>
+<li>Confira o valor${mandate ? ', quem recebe e a autorização' : ' e quem recebe'}, e confirme.</li>
 <li>Pronto: esta página mostra quando o pagamento chegar.</li>
 </ol>
 </section>

@@ -7,8 +7,26 @@ import { saoPauloDate } from '../charges/due-date.ts';
 import { stripFormatChars } from '../pix/text.ts';
 import * as sql from './payment-page.sql.ts';
 
+// The terms of the Pix Automático mandate a charge's payment also approves (QR_WITH_PAYMENT, DUE_DATE_QR), and the
+// BR Code that carries both the payment and the recurrence (field 80), shown instead of the charge's own.
+export type MandateTerms = {
+  contract: string;
+  object: string;
+  frequency: sql.MandateOfChargeRow['frequency'];
+  startDate: string;
+  endDate: string | null;
+  amount: number | null;
+  minAmount: number | null;
+  qrCode: string;
+};
+
 // What the page is rendered from; it shows the payer only what it needs (no customer, fee, tracking or other id).
-export type PaymentPage = { charge: ChargeView; merchantName: string; status: ChargeStatus };
+export type PaymentPage = {
+  charge: ChargeView;
+  merchantName: string;
+  status: ChargeStatus;
+  mandate?: MandateTerms | null;
+};
 
 // A PENDING charge past its expiry is shown as the sweep will soon record it (within a minute): CANCELED.
 const effectiveStatus = (status: ChargeStatus, expiresAt: Date, now: Date) =>
@@ -26,14 +44,27 @@ export async function paymentPage(
   const charge = await em.findOne(Charge, { id, type: { $ne: 'RECURRING' } }, { populate: ['merchant'] });
   if (!charge) return null;
   const now = deps.clock();
+  const [mandate] = await em.execute<sql.MandateOfChargeRow[]>(sql.MANDATE_OF_CHARGE, [id]);
   const view = chargeView(charge, null, { publicBaseUrl: deps.config.publicBaseUrl, today: saoPauloDate(now) });
   // stored before format characters were stripped at the door, they would still reach the payer here
   return {
     charge: { ...view, description: stripFormatChars(view.description) },
     merchantName: stripFormatChars(charge.merchant.name),
     status: effectiveStatus(charge.status, charge.expiresAt, now),
+    mandate: mandate ? termsOf(mandate) : null,
   };
 }
+
+const termsOf = (m: sql.MandateOfChargeRow): MandateTerms => ({
+  contract: stripFormatChars(m.contract),
+  object: stripFormatChars(m.object),
+  frequency: m.frequency,
+  startDate: m.start_date,
+  endDate: m.end_date,
+  amount: m.amount,
+  minAmount: m.min_amount,
+  qrCode: m.qr_code,
+});
 
 // GET /pay/:id/status: the status alone, by primary key. Null for an unknown or malformed id.
 export async function paymentStatus(

@@ -73,6 +73,12 @@ export const Mandate = defineEntity({
         'create index "mandates_merchant_document_created_idx" on "mandates" ("merchant_id", "customer_document", "created_at" desc, "id" desc)',
     },
     {
+      // the payment page finds the mandate a charge carries (Migration20261202100500_mandates_charge_index)
+      name: 'mandates_charge_idx',
+      expression:
+        'create index "mandates_charge_idx" on "mandates" ("charge_id", "created_at" desc) where "charge_id" is not null',
+    },
+    {
       name: 'mandates_auto_charge_idx',
       expression: `create index "mandates_auto_charge_idx" on "mandates" ("auto_charge_on") where "status" = 'APPROVED' and "auto_charge" is not null`,
     },

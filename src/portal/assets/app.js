@@ -1,5 +1,5 @@
 // The merchant portal: the login form, then the signed-in shell (navigation and one page at a time, chosen by the
-// URL's hash: #/cobrancas, #/cobrancas/<id>, …). Every page talks to the public API only (api.js).
+// URL's hash: #/cobrancas, #/cobrancas/<id>, #/pix-automatico/<id>, …). Every page talks to the public API only (api.js).
 import { html, render, useEffect, useState } from './lib.js';
 import { get, post, session } from './api.js';
 import { ErrorNotice, Field, useAction } from './ui.js';
@@ -10,9 +10,34 @@ import { Statement } from './statement.js';
 import { WebhookDetail, Webhooks } from './webhooks.js';
 import { ApiKeys } from './api-keys.js';
 
+// Pix Automático's screens are loaded when first opened: the login and the other screens do not carry their bytes.
+function lazy(load, name) {
+  let Screen = null;
+  return function Lazy(props) {
+    const [, setLoaded] = useState(false);
+    const [error, setError] = useState(null);
+    useEffect(() => {
+      if (!Screen)
+        load().then(
+          (module) => {
+            Screen = module[name];
+            setLoaded(true);
+          },
+          () => setError({ message: 'Não foi possível carregar esta tela. Recarregue a página.' }),
+        );
+    }, []);
+    if (error) return html`<${ErrorNotice} error=${error} />`;
+    return Screen ? html`<${Screen} ...${props} />` : html`<p class="muted" role="status">Carregando…</p>`;
+  };
+}
+const Mandates = lazy(() => import('./mandates.js'), 'Mandates');
+const MandateDetail = lazy(() => import('./mandate.js'), 'MandateDetail');
+const RecurringChargeLink = lazy(() => import('./mandate.js'), 'RecurringChargeLink');
+
 const NAV = [
   ['inicio', 'Início'],
   ['cobrancas', 'Cobranças'],
+  ['pix-automatico', 'Pix Automático'],
   ['saques', 'Saques'],
   ['extrato', 'Extrato'],
   ['webhooks', 'Webhooks'],
@@ -69,10 +94,13 @@ function Login({ notice, onSignIn }) {
   </main>`;
 }
 
-function pageFor([section, id]) {
+function pageFor([section, id, ...rest]) {
   switch (section) {
     case 'cobrancas':
       return id ? html`<${ChargeDetail} id=${id} />` : html`<${Charges} />`;
+    case 'pix-automatico':
+      if (id === 'cobranca') return html`<${RecurringChargeLink} id=${rest[0]} />`;
+      return id ? html`<${MandateDetail} id=${id} />` : html`<${Mandates} />`;
     case 'saques':
       return html`<${Withdrawals} />`;
     case 'extrato':
@@ -113,7 +141,7 @@ function Shell({ route, onSignOut }) {
         )}
       </ul>
     </nav>
-    <main id="conteudo" class="content">${pageFor([section, route[1]])}</main>`;
+    <main id="conteudo" class="content">${pageFor([section, ...route.slice(1)])}</main>`;
 }
 
 // The skip link moves focus to the page's heading (a hash link would change the route).

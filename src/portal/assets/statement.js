@@ -80,9 +80,11 @@ export function Statement() {
   <//>`;
 }
 
-// what the movement is about: the charge links to its page
+// what the movement is about: the charge links to its page, a recurring charge to its mandate's
 function reference(e) {
   if (e.chargeId) return html`<a href=${`#/cobrancas/${e.chargeId}`}>Ver cobrança</a>`;
+  if (e.recurringChargeId)
+    return html`<a href=${`#/pix-automatico/cobranca/${e.recurringChargeId}`}>Ver cobrança recorrente</a>`;
   if (e.withdrawalId) return html`<a href="#/saques">Ver saques</a>`;
   if (e.infractionId) return 'Infração (MED)';
   return '—';
