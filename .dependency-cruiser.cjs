@@ -2,7 +2,7 @@
 // errors, logger, lifecycle, sql helpers) and pix (the BR Code and QR codec, key and document formats) import no
 // domain module; each domain module imports only the modules listed for it; the composition at the top (src/*.ts:
 // app, worker, deps, database, ops) and apps/, scripts/ may import anything; nothing imports the composition back.
-// Money: payments (in) -> refunds (back) -> infractions (MED holds) -> charges; withdrawals ask infractions too
+// Money: payments (in) -> recurring (Pix Automático) -> refunds (back) -> infractions (MED holds) -> charges; withdrawals ask infractions too
 // (docs/architecture.md, Layers, says why).
 const MAY_IMPORT = {
   platform: [],
@@ -18,7 +18,10 @@ const MAY_IMPORT = {
   infractions: ['charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   withdrawals: ['infractions', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   refunds: ['infractions', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  // Pix Automático: mandates and recurring charges (a recurring charge's money is a hidden charge: refunds, settlement)
+  recurring: ['refunds', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   payments: [
+    'recurring',
     'refunds',
     'infractions',
     'charges',

@@ -22,6 +22,9 @@ import { refundRoutes } from './refunds/refunds.routes.ts';
 import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './payments/notifications.routes.ts';
 import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
 import { sandboxRoutes } from './payments/sandbox.routes.ts';
+import { simulatePayment } from './payments/payments.service.ts';
+import { mandateRoutes, pixRecLocationRoutes } from './recurring/mandates.routes.ts';
+import { sandboxMandateRoutes } from './recurring/mandates.sandbox.routes.ts';
 import { paymentPageRoutes } from './payment-page/payment-page.routes.ts';
 import { portalRoutes } from './portal/portal.routes.ts';
 import { observability } from './observability.ts';
@@ -90,9 +93,19 @@ export function createApp(
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
   app.use('/v1/charges', authenticate, chargeRoutes(deps), refundRoutes(deps));
   app.use('/v1/infractions', authenticate, infractionRoutes(deps));
+  app.use('/v1/mandates', authenticate, mandateRoutes(deps));
   if (config.acquirer === 'sandbox') {
-    app.use('/v1/sandbox', authenticate, sandboxRoutes(deps), sandboxInfractionRoutes(deps));
-    app.use('/pix', pixLocationRoutes(deps));
+    // the sandbox payer's approval pays a QR journey's charge as its pay route does (payments sits above recurring)
+    const payCharge = (em: Parameters<typeof simulatePayment>[1], merchantId: string, id: string) =>
+      simulatePayment(deps, em, merchantId, id);
+    app.use(
+      '/v1/sandbox',
+      authenticate,
+      sandboxRoutes(deps),
+      sandboxInfractionRoutes(deps),
+      sandboxMandateRoutes(deps, payCharge),
+    );
+    app.use('/pix', pixLocationRoutes(deps), pixRecLocationRoutes(deps));
   }
   app.use('/v1/merchants/me/balance', authenticate, balanceRoutes());
   app.use('/v1/merchants/me/statement', authenticate, statementRoutes());

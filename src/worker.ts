@@ -9,6 +9,8 @@ import { CHARGE_PAGE } from './charges/charges.sql.ts';
 import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
 import { registerInfractions } from './infractions/infractions.worker.ts';
 import { registerEvents } from './events/events.worker.ts';
+import { registerMandates } from './recurring/mandates.worker.ts';
+import { MANDATE_PAGE } from './recurring/mandates.sql.ts';
 import { EVENT_PAGE } from './events/events.sql.ts';
 import { WITHDRAWAL_PAGE } from './withdrawals/withdrawals.sql.ts';
 import { applyTransferOutcome } from './withdrawals/withdrawals.states.ts';
@@ -16,7 +18,7 @@ import { processMetrics, type Registry } from './platform/metrics.ts';
 import { paymentMetrics } from './payments/payments.metrics.ts';
 
 // The listing counters the worker folds every minute.
-const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter, EVENT_PAGE.counter];
+const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter, EVENT_PAGE.counter, MANDATE_PAGE.counter];
 
 async function registerCounters({ orm, boss, logger }: Deps): Promise<void> {
   await boss.work(QUEUES.countersFold, WORK_POLLING, async () => {
@@ -46,6 +48,7 @@ const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[
   registerSandbox,
   registerInfractions,
   registerEvents,
+  registerMandates,
 ];
 
 export async function startWorker(deps: Deps): Promise<void> {

@@ -136,6 +136,7 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
       '/v1/auth/login',
       '/v1/auth/register',
       '/pix/qr/{txid}',
+      '/pix/rec/{recId}',
       '/health',
       '/healthz',
       '/readyz',

@@ -833,6 +833,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List mandates
+         * @description Newest first (`createdAt` descending, ties by `id` descending); `total` is exact. Filters: `status`, and
+         *     `customerDocument` (the payer's CPF or CNPJ, with or without punctuation). Parameters outside their rules,
+         *     empty or repeated are 400.
+         */
+        get: operations["listMandates"];
+        put?: never;
+        /**
+         * Create a Pix Automático mandate
+         * @description A mandate (API Pix recorrência) the payer approves once, after which the merchant charges each cycle
+         *     (`POST /v1/mandates/{id}/charges`). Only for a merchant whose `document` is a CNPJ (403
+         *     `Pix Automático disponível apenas para recebedores com CNPJ`), with KYC approved, an acquirer receiving account
+         *     and an ACTIVE PIX key (403 naming every missing prerequisite, joined with `'; '`, as for charges).
+         *
+         *     `journey` is the BCB journey the payer approves through: `PUSH` (1: a request is sent to the payer's PSP,
+         *     `payerAccount` required; `request.status` is `SENT` until the payer answers), `QR` (2: the payer scans
+         *     `qrCode`), `QR_WITH_PAYMENT` (3: `qrCode` also pays an immediate charge of `firstPayment.amount`, created by
+         *     this request: `chargeId`, `paymentUrl`), `DUE_DATE_QR` (4: `chargeId` names a PENDING `DUE_DATE` charge of
+         *     yours whose customer is the mandate's; the payer pays it with the approval; else 422). Either `amount` (fixed)
+         *     or `minAmount` (variable: the lowest maximum the payer may set; absent: none), not both (400). `autoCharge`
+         *     makes the worker create each cycle's charge `leadDays` (2..10, default 4) before the cycle's first day, of
+         *     `autoCharge.amount` (required for a variable mandate; a fixed one's is its `amount`).
+         *     With `x-idempotency-key`, a repeated request creates nothing and answers 200 with the creation's original body
+         *     (`idempotent-replayed: true`).
+         */
+        post: operations["createMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mandates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a mandate */
+        get: operations["getMandate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Cancel a mandate
+         * @description The one change a merchant may make: `{ status: "CANCELED", reason? }`, from `CREATED` or `APPROVED`
+         *     (`cancellation.by` `MERCHANT`; `mandate.canceled`). Cancelling an `APPROVED` mandate also cancels, in the same
+         *     transaction, its recurring charges still `CREATED` or `ACTIVE` whose due date is after today (their scheduled
+         *     attempt `CANCELED`; `recurring_charge.canceled` each). Any other change: 422
+         *     `Somente o cancelamento é permitido nesta autorização`; a mandate already `REJECTED`, `EXPIRED` or `CANCELED`:
+         *     422.
+         */
+        patch: operations["cancelMandate"];
+        trace?: never;
+    };
+    "/v1/mandates/{id}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a PUSH mandate's request again
+         * @description A `PUSH` mandate still `CREATED` whose last request to the payer's PSP `EXPIRED` or was `REJECTED` sends a new
+         *     one (the worker sends it; `request.status` `SENT`). 409 while one is `SENT`; 422 for another journey, a mandate
+         *     no longer `CREATED`, or a request in another state.
+         */
+        post: operations["requestMandateAgain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer approves a mandate (sandbox)
+         * @description Test deployments only (404 `Rota não encontrada` otherwise), your own mandates. The payer approves a `CREATED`
+         *     mandate (`mandate.approved`), setting `payerMaxAmount` on a variable one (at least `minAmount`, else 422; ignored
+         *     on a fixed one). `QR_WITH_PAYMENT` and `DUE_DATE_QR`: the approval also pays the charge (`chargeId`), as
+         *     `POST /v1/sandbox/charges/{id}/pay` does: it becomes `PAID` asynchronously. `PUSH`: `request.status`
+         *     `ACCEPTED`. Approving an `APPROVED` mandate again answers it unchanged (nothing is paid twice).
+         */
+        post: operations["sandboxApproveMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer rejects a mandate (sandbox)
+         * @description Test deployments only, your own mandates. A `CREATED` mandate becomes `REJECTED` (`mandate.rejected`; `PUSH`:
+         *     `request.status` `REJECTED`). A `QR_WITH_PAYMENT` charge the payer already paid stays `PAID` (no automatic
+         *     refund). Rejecting a `REJECTED` mandate again answers it unchanged.
+         */
+        post: operations["sandboxRejectMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/mandates/{id}/payer-cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer cancels a mandate (sandbox)
+         * @description Test deployments only, your own mandates. The payer cancels a `CREATED` or `APPROVED` mandate in the banking
+         *     app: `CANCELED` with `cancellation.by` `PAYER` (`mandate.canceled`), and, as the merchant's cancellation does,
+         *     its recurring charges still `CREATED` or `ACTIVE` due after today with it.
+         */
+        post: operations["sandboxPayerCancelMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/acquirer/apipix/{token}": {
         parameters: {
             query?: never;
@@ -924,6 +1080,30 @@ export interface paths {
          *     `final` (what to pay that day), in reais.
          */
         get: operations["getPixLocation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pix/rec/{recId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payload location of a mandate's QR code (sandbox)
+         * @description What a banking app fetches after reading a QR journey's BR Code (field 80 holds this URL without scheme:
+         *     `<host of the API's public address>/pix/rec/<recId>`). Served only by test deployments, without
+         *     authentication, outside `/v1`. Plain JSON shaped like an API Pix `rec` (a real PSP serves a signed JWS): the
+         *     receiver, the payer, the contract, the calendar, the amount (`valorRec` fixed, `valorMinimoRecebedor`
+         *     variable, in reais), the retry policy and the status history. A `PUSH` mandate has none (404).
+         */
+        get: operations["getPixRecLocation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2900,6 +3080,117 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        MandateResponse: {
+            mandate: components["schemas"]["Mandate"];
+        };
+        /**
+         * @description Text fields are trimmed; `customer.document` and `payerAccount.document` accept punctuation. Each journey's own
+         *     field is required for it and refused (400) on the others.
+         */
+        MandateCreateRequest: {
+            /** @enum {string} */
+            journey: "PUSH" | "QR" | "QR_WITH_PAYMENT" | "DUE_DATE_QR";
+            /** @description The payer. */
+            customer: {
+                name: string;
+                /** @description A valid CPF or CNPJ. */
+                document: string;
+            };
+            /** @description The merchant's contract number with the payer. */
+            contract: string;
+            /** @description What is being paid. */
+            object: string;
+            /** @enum {string} */
+            frequency: "WEEKLY" | "MONTHLY" | "QUARTERLY" | "SEMIANNUAL" | "ANNUAL";
+            /**
+             * Format: date
+             * @description The first cycle's first day; from tomorrow (America/Sao_Paulo).
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @description Not before `startDate`; absent, no end.
+             */
+            endDate?: string | null;
+            /** @description A fixed amount (centavos). Not with `minAmount`. */
+            amount?: number | null;
+            /** @description A variable mandate's lowest maximum the payer may set. Not with `amount`. */
+            minAmount?: number | null;
+            /**
+             * @default NONE
+             * @enum {string|null}
+             */
+            retryPolicy?: "NONE" | "THREE_IN_SEVEN_DAYS" | null;
+            /**
+             * @description Seconds the payer has to approve.
+             * @default 86400
+             */
+            expiresIn?: number | null;
+            /** @description `PUSH` only (required there): the payer's account, where the request is sent. */
+            payerAccount?: {
+                ispb: string;
+                branch: string;
+                account: string;
+                /** @description A valid CPF or CNPJ. */
+                document: string;
+            } | null;
+            /** @description `QR_WITH_PAYMENT` only (required there): the immediate charge paid with the approval. */
+            firstPayment?: {
+                amount: number;
+            } | null;
+            /**
+             * Format: uuid
+             * @description `DUE_DATE_QR` only (required there): a PENDING `DUE_DATE` charge of yours whose customer is the payer.
+             */
+            chargeId?: string | null;
+            /** @description The worker creates each cycle's charge `leadDays` before the cycle's first day. */
+            autoCharge?: {
+                /** @description Required for a variable mandate; a fixed one's must be its `amount` (or absent). */
+                amount?: number | null;
+                /** @default 4 */
+                leadDays?: number | null;
+            } | null;
+        };
+        /** @description A recurrence's payload location (sandbox), shaped like an API Pix `rec`. */
+        PixRecLocationPayload: {
+            idRec: string;
+            /** @enum {string} */
+            status: "CRIADA" | "APROVADA" | "REJEITADA" | "EXPIRADA" | "CANCELADA";
+            vinculo: {
+                objeto: string;
+                contrato: string;
+                devedor: {
+                    cpf?: string;
+                    cnpj?: string;
+                    nome: string;
+                };
+            };
+            calendario: {
+                /** Format: date */
+                dataInicial: string;
+                /** Format: date */
+                dataFinal?: string;
+                /** @enum {string} */
+                periodicidade: "SEMANAL" | "MENSAL" | "TRIMESTRAL" | "SEMESTRAL" | "ANUAL";
+            };
+            valor: {
+                valorRec?: string;
+                valorMinimoRecebedor?: string;
+            };
+            /** @enum {string} */
+            politicaRetentativa: "NAO_PERMITE" | "PERMITE_3R_7D";
+            recebedor: {
+                cpf?: string;
+                cnpj?: string;
+                nome: string;
+            };
+            atualizacao: {
+                /** @enum {string} */
+                status: "CRIADA" | "APROVADA" | "REJEITADA" | "EXPIRADA" | "CANCELADA";
+                /** Format: date-time */
+                data: string;
+            }[];
+        };
         RecurringChargeAttempt: {
             /** Format: date */
             date: string;
@@ -3842,6 +4133,45 @@ export interface components {
                 "application/json": components["schemas"]["InternalError"];
             };
         };
+        /** @description No such mandate for this merchant (or the user has no merchant). */
+        MandateNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Autorização não encontrada"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    message?: "Autorização não encontrada" | "Merchant não encontrado";
+                };
+            };
+        };
+        /**
+         * @description No such mandate for this merchant (or the user has no merchant); `Rota não encontrada` on a deployment
+         *     connected to a real PSP (no sandbox routes).
+         */
+        SandboxMandateNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Autorização não encontrada"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    message?: "Autorização não encontrada" | "Merchant não encontrado" | "Rota não encontrada";
+                };
+            };
+        };
     };
     parameters: {
         /** @description The secret token of the PSP webhook URL, compared in constant time. */
@@ -3869,6 +4199,8 @@ export interface components {
         WithdrawalId: string;
         /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
         WebhookId: string;
+        /** @description The mandate id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+        MandateId: string;
     };
     requestBodies: {
         ApiPixWebhook: {
@@ -6402,6 +6734,883 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listMandates: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1; at most once (repeated, empty or out of range is 400). A page past the end is
+                 *     empty.
+                 */
+                page?: components["parameters"]["Page"];
+                /** @description Page size; at most once (repeated, empty or out of range is 400). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Only mandates in this status. At most once. */
+                status?: "CREATED" | "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELED";
+                /**
+                 * @description Only the mandates of this payer (a valid CPF or CNPJ). At most once.
+                 * @example 12345678909
+                 */
+                customerDocument?: string;
+            };
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of mandates (empty past the end, with the real `total`). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "page": 1,
+                     *       "limit": 20,
+                     *       "total": 1,
+                     *       "mandates": [
+                     *         {
+                     *           "id": "01a30000-1111-7a00-8b00-000000000001",
+                     *           "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *           "journey": "QR",
+                     *           "status": "CREATED",
+                     *           "customer": {
+                     *             "name": "Maria Souza",
+                     *             "document": "12345678909"
+                     *           },
+                     *           "contract": "CT-2026-0001",
+                     *           "object": "Plano mensal Academia",
+                     *           "frequency": "MONTHLY",
+                     *           "startDate": "2026-12-05",
+                     *           "endDate": null,
+                     *           "amount": 9990,
+                     *           "minAmount": null,
+                     *           "payerMaxAmount": null,
+                     *           "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                     *           "expiresAt": "2026-12-02T10:00:00.000Z",
+                     *           "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                     *           "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *           "paymentUrl": null,
+                     *           "chargeId": null,
+                     *           "autoCharge": {
+                     *             "amount": 9990,
+                     *             "leadDays": 4
+                     *           },
+                     *           "request": null,
+                     *           "cancellation": null,
+                     *           "history": [
+                     *             {
+                     *               "status": "CREATED",
+                     *               "at": "2026-12-01T10:00:00.000Z"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-12-01T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        page: number;
+                        limit: number;
+                        total: number;
+                        mandates: components["schemas"]["Mandate"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["MerchantNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+                /**
+                 * @description Up to 64 characters, scoped to the merchant. A request repeating a key creates nothing and answers 200 with
+                 *     the body the creation answered (`idempotent-replayed: true`), not the resource's current state; the same key
+                 *     with a different body is 409.
+                 *     Present but empty or longer than 64: 400 (field `x-idempotency-key`).
+                 * @example pedido-1
+                 */
+                "x-idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MandateCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description A replay of an earlier creation with the same `x-idempotency-key` and body. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mandate": {
+                     *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                     *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *         "journey": "QR",
+                     *         "status": "CREATED",
+                     *         "customer": {
+                     *           "name": "Maria Souza",
+                     *           "document": "12345678909"
+                     *         },
+                     *         "contract": "CT-2026-0001",
+                     *         "object": "Plano mensal Academia",
+                     *         "frequency": "MONTHLY",
+                     *         "startDate": "2026-12-05",
+                     *         "endDate": null,
+                     *         "amount": 9990,
+                     *         "minAmount": null,
+                     *         "payerMaxAmount": null,
+                     *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                     *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                     *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "paymentUrl": null,
+                     *         "chargeId": null,
+                     *         "autoCharge": {
+                     *           "amount": 9990,
+                     *           "leadDays": 4
+                     *         },
+                     *         "request": null,
+                     *         "cancellation": null,
+                     *         "history": [
+                     *           {
+                     *             "status": "CREATED",
+                     *             "at": "2026-12-01T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-12-01T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateResponse"];
+                };
+            };
+            /** @description The mandate, CREATED. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mandate": {
+                     *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                     *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *         "journey": "QR",
+                     *         "status": "CREATED",
+                     *         "customer": {
+                     *           "name": "Maria Souza",
+                     *           "document": "12345678909"
+                     *         },
+                     *         "contract": "CT-2026-0001",
+                     *         "object": "Plano mensal Academia",
+                     *         "frequency": "MONTHLY",
+                     *         "startDate": "2026-12-05",
+                     *         "endDate": null,
+                     *         "amount": 9990,
+                     *         "minAmount": null,
+                     *         "payerMaxAmount": null,
+                     *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                     *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                     *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "paymentUrl": null,
+                     *         "chargeId": null,
+                     *         "autoCharge": {
+                     *           "amount": 9990,
+                     *           "leadDays": 4
+                     *         },
+                     *         "request": null,
+                     *         "cancellation": null,
+                     *         "history": [
+                     *           {
+                     *             "status": "CREATED",
+                     *             "at": "2026-12-01T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-12-01T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description A CPF merchant, a missing prerequisite (each named, joined with `'; '`), or a blocked merchant. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["MerchantNotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `DUE_DATE_QR`: `chargeId` is not a PENDING `DUE_DATE` charge of yours whose customer is the mandate's (or another live mandate pays it). */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "chargeId deve ser uma cobrança com vencimento PENDING deste recebedor, do mesmo pagador (customer.document) e sem outra autorização ativa"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The PSP refused to register the mandate. Nothing was created. */
+            502: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "O adquirente recusou a operação"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The PSP is unreachable. Nothing was created; retry with the same `x-idempotency-key`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Adquirente indisponível no momento; tente novamente em instantes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The mandate id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["MandateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mandate in its current state. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mandate": {
+                     *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                     *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *         "journey": "QR",
+                     *         "status": "CREATED",
+                     *         "customer": {
+                     *           "name": "Maria Souza",
+                     *           "document": "12345678909"
+                     *         },
+                     *         "contract": "CT-2026-0001",
+                     *         "object": "Plano mensal Academia",
+                     *         "frequency": "MONTHLY",
+                     *         "startDate": "2026-12-05",
+                     *         "endDate": null,
+                     *         "amount": 9990,
+                     *         "minAmount": null,
+                     *         "payerMaxAmount": null,
+                     *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                     *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                     *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "paymentUrl": null,
+                     *         "chargeId": null,
+                     *         "autoCharge": {
+                     *           "amount": 9990,
+                     *           "leadDays": 4
+                     *         },
+                     *         "request": null,
+                     *         "cancellation": null,
+                     *         "history": [
+                     *           {
+                     *             "status": "CREATED",
+                     *             "at": "2026-12-01T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-12-01T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateResponse"];
+                };
+            };
+            400: components["responses"]["InputRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["MandateNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The mandate id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["MandateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "CANCELED",
+                 *       "reason": "Cliente encerrou o plano"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    status?: "CANCELED";
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The mandate, CANCELED. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mandate": {
+                     *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                     *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *         "journey": "QR",
+                     *         "status": "CANCELED",
+                     *         "customer": {
+                     *           "name": "Maria Souza",
+                     *           "document": "12345678909"
+                     *         },
+                     *         "contract": "CT-2026-0001",
+                     *         "object": "Plano mensal Academia",
+                     *         "frequency": "MONTHLY",
+                     *         "startDate": "2026-12-05",
+                     *         "endDate": null,
+                     *         "amount": 9990,
+                     *         "minAmount": null,
+                     *         "payerMaxAmount": null,
+                     *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                     *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                     *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "paymentUrl": null,
+                     *         "chargeId": null,
+                     *         "autoCharge": {
+                     *           "amount": 9990,
+                     *           "leadDays": 4
+                     *         },
+                     *         "request": null,
+                     *         "cancellation": {
+                     *           "by": "MERCHANT",
+                     *           "reason": "Cliente encerrou o plano"
+                     *         },
+                     *         "history": [
+                     *           {
+                     *             "status": "CREATED",
+                     *             "at": "2026-12-01T10:00:00.000Z"
+                     *           },
+                     *           {
+                     *             "status": "CANCELED",
+                     *             "at": "2026-12-01T11:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-12-01T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["MandateNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A change other than the cancellation, or a mandate that is no longer `CREATED` or `APPROVED`. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestMandateAgain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The mandate id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["MandateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new request is on its way (`request.status` `SENT`). */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mandate": {
+                     *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                     *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *         "journey": "PUSH",
+                     *         "status": "CREATED",
+                     *         "customer": {
+                     *           "name": "Maria Souza",
+                     *           "document": "12345678909"
+                     *         },
+                     *         "contract": "CT-2026-0001",
+                     *         "object": "Plano mensal Academia",
+                     *         "frequency": "MONTHLY",
+                     *         "startDate": "2026-12-05",
+                     *         "endDate": null,
+                     *         "amount": 9990,
+                     *         "minAmount": null,
+                     *         "payerMaxAmount": null,
+                     *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                     *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                     *         "qrCode": null,
+                     *         "imageBase64": null,
+                     *         "paymentUrl": null,
+                     *         "chargeId": null,
+                     *         "autoCharge": {
+                     *           "amount": 9990,
+                     *           "leadDays": 4
+                     *         },
+                     *         "request": {
+                     *           "status": "SENT"
+                     *         },
+                     *         "cancellation": null,
+                     *         "history": [
+                     *           {
+                     *             "status": "CREATED",
+                     *             "at": "2026-12-01T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-12-01T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["MandateNotFound"];
+            /** @description A request is still waiting for the payer's answer. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Já há uma solicitação enviada ao pagador aguardando resposta"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Not a `PUSH` mandate, no longer `CREATED`, or its last request neither `EXPIRED` nor `REJECTED`. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sandboxApproveMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The mandate id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["MandateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "payerMaxAmount": 20000
+                 *     }
+                 */
+                "application/json": {
+                    payerMaxAmount?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The mandate, APPROVED. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mandate": {
+                     *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                     *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *         "journey": "QR",
+                     *         "status": "APPROVED",
+                     *         "customer": {
+                     *           "name": "Maria Souza",
+                     *           "document": "12345678909"
+                     *         },
+                     *         "contract": "CT-2026-0001",
+                     *         "object": "Plano mensal Academia",
+                     *         "frequency": "MONTHLY",
+                     *         "startDate": "2026-12-05",
+                     *         "endDate": null,
+                     *         "amount": 9990,
+                     *         "minAmount": null,
+                     *         "payerMaxAmount": null,
+                     *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                     *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                     *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "paymentUrl": null,
+                     *         "chargeId": null,
+                     *         "autoCharge": {
+                     *           "amount": 9990,
+                     *           "leadDays": 4
+                     *         },
+                     *         "request": null,
+                     *         "cancellation": null,
+                     *         "history": [
+                     *           {
+                     *             "status": "CREATED",
+                     *             "at": "2026-12-01T10:00:00.000Z"
+                     *           },
+                     *           {
+                     *             "status": "APPROVED",
+                     *             "at": "2026-12-01T10:05:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-12-01T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["SandboxMandateNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The mandate is no longer `CREATED`, `payerMaxAmount` is below `minAmount`, or its charge can no longer be paid. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sandboxRejectMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The mandate id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["MandateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mandate, REJECTED. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mandate": {
+                     *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                     *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *         "journey": "QR",
+                     *         "status": "REJECTED",
+                     *         "customer": {
+                     *           "name": "Maria Souza",
+                     *           "document": "12345678909"
+                     *         },
+                     *         "contract": "CT-2026-0001",
+                     *         "object": "Plano mensal Academia",
+                     *         "frequency": "MONTHLY",
+                     *         "startDate": "2026-12-05",
+                     *         "endDate": null,
+                     *         "amount": 9990,
+                     *         "minAmount": null,
+                     *         "payerMaxAmount": null,
+                     *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                     *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                     *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "paymentUrl": null,
+                     *         "chargeId": null,
+                     *         "autoCharge": {
+                     *           "amount": 9990,
+                     *           "leadDays": 4
+                     *         },
+                     *         "request": null,
+                     *         "cancellation": null,
+                     *         "history": [
+                     *           {
+                     *             "status": "CREATED",
+                     *             "at": "2026-12-01T10:00:00.000Z"
+                     *           },
+                     *           {
+                     *             "status": "REJECTED",
+                     *             "at": "2026-12-01T10:05:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-12-01T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["SandboxMandateNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The mandate is no longer `CREATED`. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Autorização APPROVED: não pode mais ser rejeitada"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sandboxPayerCancelMandate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The mandate id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["MandateId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Não quero mais"
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The mandate, CANCELED by the payer. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mandate": {
+                     *         "id": "01a30000-1111-7a00-8b00-000000000001",
+                     *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *         "journey": "QR",
+                     *         "status": "CANCELED",
+                     *         "customer": {
+                     *           "name": "Maria Souza",
+                     *           "document": "12345678909"
+                     *         },
+                     *         "contract": "CT-2026-0001",
+                     *         "object": "Plano mensal Academia",
+                     *         "frequency": "MONTHLY",
+                     *         "startDate": "2026-12-05",
+                     *         "endDate": null,
+                     *         "amount": 9990,
+                     *         "minAmount": null,
+                     *         "payerMaxAmount": null,
+                     *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
+                     *         "expiresAt": "2026-12-02T10:00:00.000Z",
+                     *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
+                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "paymentUrl": null,
+                     *         "chargeId": null,
+                     *         "autoCharge": {
+                     *           "amount": 9990,
+                     *           "leadDays": 4
+                     *         },
+                     *         "request": null,
+                     *         "cancellation": {
+                     *           "by": "PAYER",
+                     *           "reason": "Não quero mais"
+                     *         },
+                     *         "history": [
+                     *           {
+                     *             "status": "CREATED",
+                     *             "at": "2026-12-01T10:00:00.000Z"
+                     *           },
+                     *           {
+                     *             "status": "CANCELED",
+                     *             "at": "2026-12-01T10:05:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-12-01T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MandateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["SandboxMandateNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The mandate is already `REJECTED`, `EXPIRED` or `CANCELED`. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Autorização CANCELED: não pode mais ser cancelada"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     receiveApiPixWebhookBase: {
         parameters: {
             query?: never;
@@ -6602,6 +7811,86 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPixRecLocation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /**
+                 * @description The mandate's recId.
+                 * @example RR0000000020261201Ab3De5Gh7Jk
+                 */
+                recId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recurrence as a payload location document. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "idRec": "RR0000000020261201Ab3De5Gh7Jk",
+                     *       "status": "CRIADA",
+                     *       "vinculo": {
+                     *         "objeto": "Plano mensal Academia",
+                     *         "contrato": "CT-2026-0001",
+                     *         "devedor": {
+                     *           "cpf": "12345678909",
+                     *           "nome": "Maria Souza"
+                     *         }
+                     *       },
+                     *       "calendario": {
+                     *         "dataInicial": "2026-12-05",
+                     *         "periodicidade": "MENSAL"
+                     *       },
+                     *       "valor": {
+                     *         "valorRec": "99.90"
+                     *       },
+                     *       "politicaRetentativa": "PERMITE_3R_7D",
+                     *       "recebedor": {
+                     *         "cnpj": "11222333000181",
+                     *         "nome": "Academia X"
+                     *       },
+                     *       "atualizacao": [
+                     *         {
+                     *           "status": "CRIADA",
+                     *           "data": "2026-12-01T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PixRecLocationPayload"];
+                };
+            };
+            400: components["responses"]["InputRefused"];
+            /** @description No QR journey's mandate has this recId. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Recorrência não encontrada"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

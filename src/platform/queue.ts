@@ -51,6 +51,9 @@ export const deliverJob = (merchantId: string, data: DeliverJob, startAfter?: nu
   group: { id: merchantId },
   ...(startAfter === undefined ? {} : { startAfter }),
 });
+// Pix Automático (src/recurring): a PUSH mandate's request to the payer's PSP, and a mandate the merchant cancelled.
+export type MandateRequestJob = { mandateId: string; requestId: string };
+export type MandateCancelJob = { recId: string };
 type Scheduled = Record<string, never>; // scheduled (and kicked) runs carry no data
 
 // Every queue, its jobs' data and who works it; each is created with notify so workers wake on LISTEN/NOTIFY, not on
@@ -71,6 +74,8 @@ export const QUEUES = {
   infractionsPoll: queue('infractions.poll'), // worker, scheduled (apipix): open and settle infractions the PSP lists
   countersFold: queue('counters.fold'), // worker, scheduled: fold the listing counters' +1/-1 rows
   eventsPrune: queue('events.prune'), // worker, scheduled: delete events and delivery logs past the retention window
+  mandateRequest: queue<MandateRequestJob>('mandate.request'), // worker: send a PUSH mandate's request (solicrec)
+  mandateCancel: queue<MandateCancelJob>('mandate.cancel'), // worker: cancel a mandate at the PSP (merchant's)
   webhookDeliver: queue<DeliverJob>('webhook.deliver'), // daemon: one attempt of one delivery (enqueued with its event)
 } as const;
 
@@ -110,6 +115,8 @@ const EXPIRE_IN_SECONDS: Record<string, number> = {
   [QUEUES.eventsPrune]: 3600, // a backlog of old rows, a thousand per statement
   [QUEUES.infractionsCover]: 300,
   [QUEUES.infractionsPoll]: 900,
+  [QUEUES.mandateRequest]: 300,
+  [QUEUES.mandateCancel]: 300,
   [QUEUES.webhookDeliver]: 300, // a batch of POSTs, each bounded by WEBHOOK_TIMEOUT_MS
 };
 
