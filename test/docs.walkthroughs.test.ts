@@ -1,5 +1,5 @@
-// The guides' walkthroughs, run as a reader runs them: every ```sh doctest block of README.md and then of
-// docs/integrating.md, in order, in one bash session, against a real API, worker and webhook daemon, with `npm run -s
+// The guides' walkthroughs, run as a reader runs them: every ```sh doctest block of README.md, then of
+// docs/integrating.md, then of docs/recurring.md (Pix Automático), in order, in one bash session, against a real API, worker and webhook daemon, with `npm run -s
 // ops` on the same database. Each block must exit 0, and each of its `# <output>` lines (a comment that is JSON: an
 // object, an array, a string, a number, a boolean) must be printed by that block, in that order.
 import test from 'ava';
@@ -54,10 +54,14 @@ test.after.always(async () => {
   await app?.close();
 });
 
-test('the walkthroughs of README.md and docs/integrating.md print what they say, against a running service', async (t) => {
-  t.timeout(180_000);
-  const blocks = [...doctests('README.md'), ...doctests('docs/integrating.md')];
+test('the walkthroughs of README.md, docs/integrating.md and docs/recurring.md print what they say, against a running service', async (t) => {
+  t.timeout(240_000);
+  const blocks = [...doctests('README.md'), ...doctests('docs/integrating.md'), ...doctests('docs/recurring.md')];
   t.true(blocks.length >= 3, 'the first payment, the three-party sale and the day of missed events');
+  t.true(
+    doctests('docs/recurring.md').length >= 4,
+    'Pix Automático: the company, the mandate and its approval, a cycle paid, a debit retried, the cancellation',
+  );
   const receiverPort = await freePort();
   const script = blocks
     .map(
