@@ -37,6 +37,7 @@ export function needs(env: NodeJS.ProcessEnv = process.env): Need[] {
       program: 'openssl',
       files: [
         'src/acquirer/apipix/client*.test.ts',
+        'src/acquirer/apipix/rec.test.ts',
         'test/apipix.*.test.ts',
         'test/boot.test.ts',
         'test/logs.redaction.test.ts',

@@ -366,10 +366,13 @@ test('GET /v1/mandates: pages newest first, by status (counters) and by payer; a
     all.mandates.map((x: { id: string }) => x.id),
     [c.id, b.id],
   );
-  t.deepEqual((await m.http.get('/v1/mandates?page=2&limit=2')).body.mandates, [a]);
+  t.deepEqual((await m.http.get('/v1/mandates?page=2&limit=2')).body.mandates, [{ ...a, imageBase64: null }]); // no PNG in a listing
   const approved = (await m.http.get('/v1/mandates?status=APPROVED')).body;
   t.like(approved, { total: 1, page: 1, limit: 20 });
   t.is(approved.mandates[0].id, b.id);
+  // the PNG only while the payer may still scan it
+  t.is((await m.http.get(`/v1/mandates/${b.id}`)).body.mandate.imageBase64, null, 'APPROVED: nothing left to scan');
+  t.regex((await m.http.get(`/v1/mandates/${c.id}`)).body.mandate.imageBase64, /^data:image\/png;base64,/);
   t.is((await m.http.get('/v1/mandates?status=CREATED')).body.total, 2);
   // the worker's fold of the counters' +1/-1 rows changes no total
   await foldCounters(app.orm.em.fork(), [MANDATE_PAGE.counter]);

@@ -236,7 +236,7 @@ test('DELETE removes the webhook from the listing; a second DELETE or a PATCH is
   t.is((await m.http.patch(`${PATH}/${gone.id}`, { status: 'ACTIVE' })).status, 404);
 });
 
-test('GET /events lists the nine events with Portuguese descriptions and the four categories', async (t) => {
+test("GET /events lists the spec's nine events and Pix Automático's ten, with Portuguese descriptions and five categories", async (t) => {
   const m = await createMerchant(app);
   const res = await m.http.get(`${PATH}/events`);
   t.is(res.status, 200);
@@ -252,10 +252,10 @@ test('GET /events lists the nine events with Portuguese descriptions and the fou
     t.deepEqual(Object.keys(e), ['event', 'description', 'category', 'schema', 'example'], e.event);
     t.is(e.example.event, e.event);
   }
-  t.is(res.body.events.length, 9);
+  t.is(res.body.events.length, 19);
   t.deepEqual(
     [...new Set(res.body.events.map((e: { category: string }) => e.category))],
-    ['Cobranças', 'Saques', 'Chave PIX', 'Infrações'],
+    ['Cobranças', 'Saques', 'Chave PIX', 'Infrações', 'Pix Automático'],
   );
   t.is((await m.http.patch(`${PATH}/events`, { name: 'x' })).status, 404, 'the literal path is not an id');
 });

@@ -3237,8 +3237,9 @@ export interface components {
         };
         /**
          * @description A Pix Automático mandate (API Pix recorrência): the payer's approval for the merchant to charge each cycle.
-         *     Dates are São Paulo calendar days. `qrCode`/`imageBase64`: the BR Code the payer scans (QR journeys; null for
-         *     PUSH). `chargeId`/`paymentUrl`: the charge paid with the approval (QR_WITH_PAYMENT, DUE_DATE_QR). `request`:
+         *     Dates are São Paulo calendar days. `qrCode`: the BR Code the payer scans (QR journeys; null for PUSH);
+         *     `imageBase64`: its PNG, drawn only while the mandate is CREATED and never in a listing or an event (null
+         *     there: the payer has nothing left to scan). `chargeId`/`paymentUrl`: the charge paid with the approval (QR_WITH_PAYMENT, DUE_DATE_QR). `request`:
          *     the request sent to the payer's PSP (PUSH only, else null). `history`: every status with its time.
          */
         Mandate: {
@@ -7091,7 +7092,7 @@ export interface operations {
                      *           "retryPolicy": "THREE_IN_SEVEN_DAYS",
                      *           "expiresAt": "2026-12-02T10:00:00.000Z",
                      *           "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
-                     *           "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *           "imageBase64": null,
                      *           "paymentUrl": null,
                      *           "chargeId": null,
                      *           "autoCharge": {
@@ -7451,7 +7452,7 @@ export interface operations {
                      *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
                      *         "expiresAt": "2026-12-02T10:00:00.000Z",
                      *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
-                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "imageBase64": null,
                      *         "paymentUrl": null,
                      *         "chargeId": null,
                      *         "autoCharge": {
@@ -8106,7 +8107,7 @@ export interface operations {
                      *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
                      *         "expiresAt": "2026-12-02T10:00:00.000Z",
                      *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
-                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "imageBase64": null,
                      *         "paymentUrl": null,
                      *         "chargeId": null,
                      *         "autoCharge": {
@@ -8199,7 +8200,7 @@ export interface operations {
                      *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
                      *         "expiresAt": "2026-12-02T10:00:00.000Z",
                      *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
-                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "imageBase64": null,
                      *         "paymentUrl": null,
                      *         "chargeId": null,
                      *         "autoCharge": {
@@ -8305,7 +8306,7 @@ export interface operations {
                      *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
                      *         "expiresAt": "2026-12-02T10:00:00.000Z",
                      *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
-                     *         "imageBase64": "data:image/png;base64,iVBORw0KGgo=",
+                     *         "imageBase64": null,
                      *         "paymentUrl": null,
                      *         "chargeId": null,
                      *         "autoCharge": {
@@ -9670,7 +9671,7 @@ export interface operations {
                  *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
                  *         "expiresAt": "2026-12-02T10:00:00.000Z",
                  *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
-                 *         "imageBase64": "iVBORw0KGgo=",
+                 *         "imageBase64": null,
                  *         "paymentUrl": null,
                  *         "chargeId": null,
                  *         "autoCharge": {
@@ -9740,7 +9741,7 @@ export interface operations {
                  *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
                  *         "expiresAt": "2026-12-02T10:00:00.000Z",
                  *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
-                 *         "imageBase64": "iVBORw0KGgo=",
+                 *         "imageBase64": null,
                  *         "paymentUrl": null,
                  *         "chargeId": null,
                  *         "autoCharge": {
@@ -9810,7 +9811,7 @@ export interface operations {
                  *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
                  *         "expiresAt": "2026-12-02T10:00:00.000Z",
                  *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
-                 *         "imageBase64": "iVBORw0KGgo=",
+                 *         "imageBase64": null,
                  *         "paymentUrl": null,
                  *         "chargeId": null,
                  *         "autoCharge": {
@@ -9887,7 +9888,7 @@ export interface operations {
                  *         "retryPolicy": "THREE_IN_SEVEN_DAYS",
                  *         "expiresAt": "2026-12-02T10:00:00.000Z",
                  *         "qrCode": "00020101021226450014br.gov.bcb.pix2523pix.example.com/qr/abc52040000530398654049.905802BR5909Academia X6009Sao Paulo62070503***80750014br.gov.bcb.pix2553pix.example.com/pix/rec/RR0000000020261201Ab3De5Gh7Jk6304ABCD",
-                 *         "imageBase64": "iVBORw0KGgo=",
+                 *         "imageBase64": null,
                  *         "paymentUrl": null,
                  *         "chargeId": null,
                  *         "autoCharge": {

@@ -14,7 +14,7 @@ const files = (dir: string): string[] =>
         ? [join(dir, d.name)]
         : [],
   );
-const literals = (text: string) => [...text.matchAll(/'([a-z]+(?:\.[a-z_]+)*)'/g)].map((m) => m[1]);
+const literals = (text: string) => [...text.matchAll(/'([a-z][a-z_]*(?:\.[a-z_]+)*)'/g)].map((m) => m[1]);
 
 // Every kind the code posts, found in its source: post(em, <kind>, …) and { kind: <kind> } in the files that import
 // the ledger; a kind passed as a variable is found in that variable's type (`kind: 'a' | 'b'`).

@@ -32,7 +32,7 @@ export async function listMandates(
   merchantId: string,
   q: { page: number; limit: number; status?: MandateStatus; customerDocument?: string },
 ) {
-  const view = (r: sql.MandateRow) => mandateView(r, deps.config.publicBaseUrl);
+  const view = (r: sql.MandateRow) => mandateView(r, deps.config.publicBaseUrl, { image: false });
   if (q.customerDocument === undefined) {
     const { total, rows } = await countedPage<sql.MandateRow>(
       em,

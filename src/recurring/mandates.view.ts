@@ -7,7 +7,9 @@ import type { MandateRow, RecLocationRow } from './mandates.sql.ts';
 
 const iso = (v: Date | string) => new Date(v).toISOString();
 
-export function mandateView(m: MandateRow, publicBaseUrl: string) {
+// The QR image is drawn only while the payer may still scan it (CREATED), and never for a listing (as charges'):
+// events and pages of mandates carry no PNG.
+export function mandateView(m: MandateRow, publicBaseUrl: string, { image = true }: { image?: boolean } = {}) {
   return {
     id: m.id,
     recId: m.rec_id,
@@ -25,7 +27,7 @@ export function mandateView(m: MandateRow, publicBaseUrl: string) {
     retryPolicy: m.retry_policy,
     expiresAt: iso(m.expires_at),
     qrCode: m.qr_code,
-    imageBase64: m.qr_code ? qrPngDataUrl(m.qr_code) : null,
+    imageBase64: image && m.status === 'CREATED' && m.qr_code ? qrPngDataUrl(m.qr_code) : null,
     paymentUrl: m.charge_id ? paymentUrl(publicBaseUrl, m.charge_id) : null,
     chargeId: m.charge_id,
     autoCharge: m.auto_charge ? { amount: m.auto_charge.amount, leadDays: m.auto_charge.leadDays } : null,

@@ -9,7 +9,6 @@ import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/err
 import { pgArray } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
-import type { LedgerTransaction } from '../ledger/ledger.service.ts';
 import { recordEvents } from '../webhooks/events.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
 import type { MerchantChargeRow } from '../charges/charges.sql.ts';
@@ -17,7 +16,7 @@ import { isUuid } from '../platform/base.entity.ts';
 import { ATTEMPT_FAILED_EVENT, FINAL_FAILURE_CODES, RECURRING_CHARGE_TRANSITIONS } from './transitions.ts';
 import { plusDays, RETRY } from './calendar.ts';
 import { recurringChargeView, type RecurringAttemptRow, type RecurringChargeRow } from './recurring-charges.view.ts';
-import { recurringPaymentTransaction } from './recurring.money.ts';
+import { recurringPaymentTransaction, type LedgerTransaction } from './recurring.money.ts';
 import * as sql from './recurring-charges.sql.ts';
 
 const T = RECURRING_CHARGE_TRANSITIONS;

@@ -3,6 +3,8 @@
 // own kind (statement type RECURRING_CHARGE_PAID).
 import { accounts, type LedgerTransaction } from '../ledger/ledger.service.ts';
 
+export type { LedgerTransaction };
+
 export type PaidRecurring = { chargeId: string; owner: string; paid: number; fee: number };
 
 /**
