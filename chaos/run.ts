@@ -1,5 +1,6 @@
 // npm run chaos: the service as separate processes on one PostgreSQL, under a steady load of charges, payments (some
-// racing the expiry sweep), refunds, withdrawals and bad input, while the worker and the webhook daemon are killed with
+// racing the expiry sweep), refunds, withdrawals, Pix Automático (QR mandates, recurring charges, attempts PAID, some
+// twice at once, or REJECTED, some racing a payment, partial refunds) and bad input, while the worker and the webhook daemon are killed with
 // SIGKILL four times each and PostgreSQL is crashed once; webhook receivers answer 500, hang past the timeout or drop
 // the connection; two merchants' clients of the event stream (SSE) connect during the load, are cut off four times
 // and resume with Last-Event-ID; two merchants also have a webhook whose endpoint always fails, which must end

@@ -13,15 +13,28 @@ const inWindow = (at: number, windows: Window[]) => windows.some((w) => at >= w.
 
 // Polls until the system has nothing left in flight, or the deadline passes.
 export async function settled(url: string, state: LoadState, recorder: Recorder, merchantIds: string[], since: Date) {
-  const [row] = await query<{ charges: number; refunds: number; withdrawals: number; events: string[] }>(
+  const [row] = await query<{
+    charges: number;
+    recurring: number;
+    refunds: number;
+    withdrawals: number;
+    events: string[];
+  }>(
     url,
     `select
        (select count(*)::int from charges where id = any($1::uuid[]) and status = 'PENDING') as charges,
+       (select count(*)::int from recurring_charges where id = any($4::uuid[]) and status in ('CREATED', 'ACTIVE'))
+         as recurring,
        (select count(*)::int from refunds where status = 'PROCESSING') as refunds,
        (select count(*)::int from withdrawals where status = 'PROCESSING') as withdrawals,
        (select coalesce(array_agg(id::text), '{}') from events where merchant_id = any($2::uuid[])
          and created_at >= $3) as events`,
-    [[...state.charges.values()].filter((c) => c.paid).map((c) => c.id), merchantIds, since],
+    [
+      [...state.charges.values()].filter((c) => c.paid).map((c) => c.id),
+      merchantIds,
+      since,
+      [...state.recurring.values()].filter((rc) => rc.payments.length).map((rc) => rc.id),
+    ],
   );
   const undelivered = row.events.filter((id) => !recorder.arrivals.has(id));
   const { events, ...counts } = row;
@@ -29,7 +42,7 @@ export async function settled(url: string, state: LoadState, recorder: Recorder,
     ...counts,
     events: events.length,
     undelivered,
-    done: !row.charges && !row.refunds && !row.withdrawals && !undelivered.length,
+    done: !row.charges && !row.recurring && !row.refunds && !row.withdrawals && !undelivered.length,
   };
 }
 
@@ -112,14 +125,20 @@ export async function runChecks(opts: {
     notRefunded.length === 0,
   );
 
+  // 2b. Pix Automático: every attempt PAID accepted pays its recurring charge exactly once (or, when a second payment
+  // or a rejection got there first, is returned to the payer); nothing FAILED is credited; partial refunds complete
+  checks.push(...(await recurringChecks(url, state, returned)));
+
   // 3. balances: what the ledger holds equals what the charges and withdrawals say; never negative
   const balances = await query<{ merchant_id: string; available: string; expected: string; blocked: string }>(
     url,
     `select m.id as merchant_id,
        coalesce((select balance from ledger_accounts where code = 'merchant:' || m.id || ':available'), 0) as available,
        coalesce((select balance from ledger_accounts where code = 'merchant:' || m.id || ':blocked'), 0) as blocked,
-       coalesce((select sum(coalesce(paid_amount, amount) - fee) from charges c where c.merchant_id = m.id and c.status = 'PAID'
-         and not exists (select 1 from refunds r where r.charge_id = c.id and r.status = 'PROCESSING')), 0)
+       coalesce((select sum(coalesce(paid_amount, amount) - fee) from charges c where c.merchant_id = m.id
+         and c.status in ('PAID', 'REFUNDED')), 0)
+       - coalesce((select sum(r.amount - r.fee_amount) from refunds r join charges c on c.id = r.charge_id
+         where c.merchant_id = m.id and r.status in ('PROCESSING', 'COMPLETED')), 0)
        - coalesce((select sum(amount) from withdrawals w where w.merchant_id = m.id
          and w.status in ('PROCESSING', 'COMPLETED') and w.returned_at is null), 0) as expected
      from merchants m where m.id = any($1::uuid[])`,
@@ -127,7 +146,7 @@ export async function runChecks(opts: {
   );
   const off = balances.filter((b) => b.available !== b.expected || Number(b.blocked) !== 0);
   add(
-    'merchant balances equal paid charges - withdrawals',
+    'merchant balances equal paid charges (recurring included) - refunds - withdrawals',
     `${balances.length - off.length}/${balances.length}`,
     off.length === 0 && balances.length === merchantIds.length,
   );
@@ -142,9 +161,9 @@ export async function runChecks(opts: {
   add('ledger:verify problems', verify.problemCount, verify.ok);
 
   // 4. events: every event reached the well-behaved receiver, soon
-  const events = await query<{ id: string; created_at: Date }>(
+  const events = await query<{ id: string; type: string; created_at: Date }>(
     url,
-    'select id, created_at from events where merchant_id = any($1::uuid[]) and created_at >= $2',
+    'select id, type, created_at from events where merchant_id = any($1::uuid[]) and created_at >= $2',
     [merchantIds, opts.since],
   );
   const missing = events.filter((e) => !recorder.arrivals.has(e.id));
@@ -152,6 +171,14 @@ export async function runChecks(opts: {
     'events recorded / delivered at least once',
     `${events.length} / ${events.length - missing.length}`,
     missing.length === 0,
+  );
+  // the Pix Automático events go the same way (the receivers subscribe to the whole catalogue)
+  const auto = events.filter((e) => e.type.startsWith('mandate.') || e.type.startsWith('recurring_charge.'));
+  const autoTypes = [...new Set(auto.map((e) => e.type))].sort();
+  add(
+    `  of which Pix Automático (${autoTypes.join(', ')}) / delivered`,
+    `${auto.length} / ${auto.filter((e) => recorder.arrivals.has(e.id)).length}`,
+    auto.every((e) => recorder.arrivals.has(e.id)),
   );
   const delays = events
     .filter((e) => recorder.arrivals.has(e.id))
@@ -195,4 +222,94 @@ export async function runChecks(opts: {
   add('jobs failed for good (dead letters)', jobs.failed, jobs.failed === 0);
   add('worker jobs due for more than 30 s, still waiting', jobs.backlog, jobs.backlog === 0);
   return { checks, delays, duplicates };
+}
+
+// Pix Automático, from the database and from what the sandbox answered the merchants.
+async function recurringChecks(url: string, state: LoadState, returned: Set<string>): Promise<Check[]> {
+  const checks: Check[] = [];
+  const add = (check: string, value: string | number, ok: boolean) => checks.push({ check, value, ok });
+  const rows = await query<{
+    id: string;
+    status: string;
+    hidden: string;
+    paid_by: string | null;
+    credits: number;
+    paid_events: number;
+    refunded: number;
+    completed_refunds: number;
+  }>(
+    url,
+    `select rc.id, rc.status, c.status as hidden,
+       (select a->>'endToEndId' from jsonb_array_elements(rc.attempts) a where a->>'status' = 'PAID' limit 1) as paid_by,
+       (select count(*)::int from ledger_transactions t
+         where t.kind = 'recurring_charge.payment' and t.reference_id = rc.charge_id) as credits,
+       (select count(*)::int from events e where e.type = 'recurring_charge.paid' and e.data->>'id' = rc.id::text)
+         as paid_events,
+       c.refunded_amount as refunded,
+       (select count(*)::int from refunds r where r.charge_id = rc.charge_id and r.status = 'COMPLETED')
+         as completed_refunds
+     from recurring_charges rc join charges c on c.id = rc.charge_id
+     where rc.id = any($1::uuid[])`,
+    [[...state.recurring.keys()]],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const all = [...state.recurring.values()];
+  const paying = all.filter((rc) => rc.payments.length);
+  const payments = paying.flatMap((rc) => rc.payments.map((e) => ({ rc, e })));
+  // a payment is the one that paid its recurring charge, or was returned to the payer
+  const lost = payments.filter(({ rc, e }) => byId.get(rc.id)?.paid_by !== e && !returned.has(e));
+  const paid = rows.filter((r) => r.status === 'PAID');
+  add(
+    'recurring charges created / attempts PAID accepted (202) / REJECTED accepted',
+    `${all.length} / ${payments.length} / ${all.filter((rc) => rc.rejected).length}`,
+    true,
+  );
+  add(
+    '  of which paid a recurring charge / returned to the payer',
+    `${payments.length - lost.length - payments.filter(({ e }) => returned.has(e)).length} / ${
+      payments.filter(({ e }) => returned.has(e)).length
+    }`,
+    true,
+  );
+  add('recurring payments lost (neither credited nor returned)', lost.length, lost.length === 0);
+  // a recurring charge the payer paid ends PAID, unless its rejection won the race (then FAILED, its payment returned)
+  const unpaid = paying.filter((rc) => {
+    const s = byId.get(rc.id)?.status;
+    return s !== 'PAID' && !(rc.rejected && s === 'FAILED');
+  });
+  add(
+    'recurring charges paid by the payer ending PAID (or FAILED by a racing rejection)',
+    unpaid.length === 0 ? `${paying.length}/${paying.length}` : `${paying.length - unpaid.length}/${paying.length}`,
+    unpaid.length === 0,
+  );
+  add(
+    'PAID recurring charges credited exactly once (recurring_charge.payment)',
+    `${paid.filter((r) => r.credits === 1 && r.hidden === 'PAID').length}/${paid.length}`,
+    paid.every((r) => r.credits === 1 && r.hidden === 'PAID'),
+  );
+  add(
+    'recurring_charge.paid events: exactly one per PAID recurring charge',
+    `${paid.filter((r) => r.paid_events === 1).length}/${paid.length}`,
+    paid.every((r) => r.paid_events === 1),
+  );
+  const failed = rows.filter((r) => r.status === 'FAILED');
+  const creditedFailed = failed.filter((r) => r.credits > 0 || r.hidden === 'PAID' || r.paid_events > 0);
+  const phantom = rows.filter((r) => r.status !== 'PAID' && r.credits > 0);
+  const byNobody = paid.filter((r) => !state.recurring.get(r.id)!.payments.length);
+  add(
+    'FAILED recurring charges / credited; credits without a PAID one, or paid by nobody',
+    `${failed.length} / ${creditedFailed.length}; ${phantom.length + byNobody.length}`,
+    creditedFailed.length + phantom.length + byNobody.length === 0,
+  );
+  const refunded = all.filter((rc) => rc.refunds.length);
+  const wrong = refunded.filter((rc) => {
+    const r = byId.get(rc.id);
+    return r?.completed_refunds !== rc.refunds.length || r.refunded !== rc.refunds.reduce((a, b) => a + b, 0);
+  });
+  add(
+    'partial refunds of recurring charges accepted (202) / COMPLETED, amounts matching',
+    `${refunded.length} / ${refunded.length - wrong.length}`,
+    wrong.length === 0,
+  );
+  return checks;
 }

@@ -1,7 +1,10 @@
 // The merchants' side of the chaos run: a steady mix of charges, payments (some just before the charge expires),
-// refunds, withdrawals, idempotent replays, reads and bad input, with every answer recorded for the checks.
+// refunds, withdrawals, Pix Automático (mandates, recurring charges and their attempts, some racing, some partially
+// refunded), idempotent replays, reads and bad input, with every answer recorded for the checks.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { SANDBOX_KEYS } from '../../src/acquirer/sandbox.ts';
+import { saoPauloDate } from '../../src/charges/due-date.ts';
+import { plusDays } from '../../src/recurring/calendar.ts';
 
 export type Answer = { at: number; status: number; op: string }; // at: when answered; status 0: no answer
 
@@ -14,6 +17,16 @@ export type ClientCharge = {
   refundAccepted: boolean; // POST refund answered 202
 };
 
+// A recurring charge on an approved QR mandate (policy NONE), and what the sandbox attempts were answered
+export type ClientRecurring = {
+  id: string;
+  merchant: number;
+  amount: number;
+  payments: string[]; // endToEndIds of the attempts PAID answered 202: the payer paid (a second one is returned)
+  rejected: boolean; // an attempt REJECTED answered 200 (policy NONE: the charge FAILED, unless a payment won)
+  refunds: number[]; // amounts of the partial refunds accepted (202)
+};
+
 export type Merchant = { index: number; apiKey: string; merchantId: string };
 
 export type LoadState = {
@@ -23,6 +36,7 @@ export type LoadState = {
   replayBodies: Map<string, object>;
   badInput: { at: number; status: number; what: string }[];
   pending: Set<Promise<unknown>>; // scheduled payments still to be made
+  recurring: Map<string, ClientRecurring>;
 };
 
 const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)];
@@ -37,6 +51,7 @@ export function createLoad(base: string, merchants: Merchant[]) {
     replayBodies: new Map(),
     badInput: [],
     pending: new Set(),
+    recurring: new Map(),
   };
 
   async function call(m: Merchant, op: string, method: string, path: string, body?: unknown, headers = {}) {
@@ -87,7 +102,65 @@ export function createLoad(base: string, merchants: Merchant[]) {
     return c;
   }
 
+  // Pix Automático: a QR mandate (fixed amount, WEEKLY from tomorrow, no retries) approved by the payer, its first
+  // cycle's charge due in 3 days, then its attempt: PAID (sometimes twice at once: one pays, the other is returned),
+  // or REJECTED (the charge FAILED) sometimes racing a PAID, and some paid ones partially refunded.
+  async function recurringCycle(m: Merchant) {
+    const today = saoPauloDate(new Date());
+    const amount = Math.floor(between(500, 20_000));
+    const mandate = await call(m, 'mandate', 'POST', '/v1/mandates', {
+      journey: 'QR',
+      customer: { name: 'Pagador Caos', document: '52998224725' },
+      contract: `caos-${randomBytes(4).toString('hex')}`,
+      object: 'assinatura caos',
+      frequency: 'WEEKLY',
+      startDate: plusDays(today, 1),
+      amount,
+      retryPolicy: 'NONE',
+    });
+    if (mandate.status !== 201) return;
+    const id = mandate.json.mandate.id as string;
+    const approved = await call(m, 'mandate approve', 'POST', `/v1/sandbox/mandates/${id}/approve`, {});
+    if (approved.status !== 200) return;
+    const created = await call(m, 'recurring charge', 'POST', `/v1/mandates/${id}/charges`, {
+      dueDate: plusDays(today, 3),
+      amount,
+    });
+    if (created.status !== 201) return;
+    const rc: ClientRecurring = {
+      id: created.json.recurringCharge.id,
+      merchant: m.index,
+      amount,
+      payments: [],
+      rejected: false,
+      refunds: [],
+    };
+    state.recurring.set(rc.id, rc);
+    const attempt = async (outcome: 'PAID' | 'REJECTED') => {
+      const r = await call(m, `attempt ${outcome}`, 'POST', `/v1/sandbox/recurring-charges/${rc.id}/attempt`, {
+        outcome,
+      });
+      if (outcome === 'PAID' && r.status === 202) rc.payments.push(r.json.endToEndId);
+      if (outcome === 'REJECTED' && r.status === 200) rc.rejected = true;
+    };
+    const roll = Math.random();
+    later(between(200, 3000), async () => {
+      if (roll < 0.55) await attempt('PAID');
+      else if (roll < 0.75) await Promise.all([attempt('PAID'), attempt('PAID')]);
+      else if (roll < 0.9) {
+        await attempt('REJECTED');
+        await attempt('PAID'); // nothing SCHEDULED any more: 404
+      } else await Promise.all([attempt('REJECTED'), attempt('PAID')]);
+      if (!rc.payments.length || Math.random() >= 0.35) return;
+      await sleep(between(1000, 5000)); // the payment settles meanwhile (or not yet: then the refund is refused)
+      const part = Math.max(1, Math.floor(rc.amount / 3));
+      const r = await call(m, 'recurring refund', 'POST', `/v1/recurring-charges/${rc.id}/refunds`, { amount: part });
+      if (r.status === 202) rc.refunds.push(part);
+    });
+  }
+
   const ops: [number, (m: Merchant) => Promise<unknown>][] = [
+    [6, (m) => recurringCycle(m)],
     [35, (m) => createCharge(m)],
     [
       8,
