@@ -1,5 +1,5 @@
 // `npm run bench`: every scenario in one run on one machine, one table, bench/results/latest.json.
-// Each scenario also runs alone: node bench/<charges|latency|knee|deliveries|listing|startup|fairness>.ts.
+// Each scenario also runs alone: node bench/<charges|latency|knee|deliveries|listing|startup|fairness|recurring>.ts.
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDatabase, root } from './lib/stack.ts';
@@ -11,6 +11,7 @@ import { benchDeliveries } from './deliveries.ts';
 import { benchListing } from './listing.ts';
 import { benchStartup } from './startup.ts';
 import { benchFairness } from './fairness.ts';
+import { benchRecurring } from './recurring.ts';
 
 const rows: Row[] = [];
 const scenarios: [string, (db: Awaited<ReturnType<typeof startDatabase>>) => Promise<Row[]>][] = [
@@ -33,6 +34,7 @@ const scenarios: [string, (db: Awaited<ReturnType<typeof startDatabase>>) => Pro
   ['c', (db) => benchDeliveries(db)],
   ['d', (db) => benchListing(db)],
   ['f', (db) => benchFairness(db)],
+  ['g', (db) => benchRecurring(db)],
 ];
 for (const [name, run] of scenarios) {
   const db = await startDatabase(`pix_bench_${name}_${process.pid}`); // a fresh database per scenario

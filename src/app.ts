@@ -25,6 +25,8 @@ import { sandboxRoutes } from './payments/sandbox.routes.ts';
 import { simulatePayment } from './payments/payments.service.ts';
 import { mandateRoutes, pixRecLocationRoutes } from './recurring/mandates.routes.ts';
 import { sandboxMandateRoutes } from './recurring/mandates.sandbox.routes.ts';
+import { mandateChargeRoutes, recurringChargeRoutes } from './recurring/recurring-charges.routes.ts';
+import { recurringChargeSandboxRoutes } from './recurring/recurring-charges.sandbox.routes.ts';
 import { paymentPageRoutes } from './payment-page/payment-page.routes.ts';
 import { portalRoutes } from './portal/portal.routes.ts';
 import { observability } from './observability.ts';
@@ -93,7 +95,8 @@ export function createApp(
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
   app.use('/v1/charges', authenticate, chargeRoutes(deps), refundRoutes(deps));
   app.use('/v1/infractions', authenticate, infractionRoutes(deps));
-  app.use('/v1/mandates', authenticate, mandateRoutes(deps));
+  app.use('/v1/mandates', authenticate, mandateRoutes(deps), mandateChargeRoutes(deps));
+  app.use('/v1/recurring-charges', authenticate, recurringChargeRoutes(deps));
   if (config.acquirer === 'sandbox') {
     // the sandbox payer's approval pays a QR journey's charge as its pay route does (payments sits above recurring)
     const payCharge = (em: Parameters<typeof simulatePayment>[1], merchantId: string, id: string) =>
@@ -104,6 +107,7 @@ export function createApp(
       sandboxRoutes(deps),
       sandboxInfractionRoutes(deps),
       sandboxMandateRoutes(deps, payCharge),
+      recurringChargeSandboxRoutes(deps),
     );
     app.use('/pix', pixLocationRoutes(deps), pixRecLocationRoutes(deps));
   }

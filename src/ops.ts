@@ -13,6 +13,7 @@ import { refundCommands } from './refunds/refunds.ops.ts';
 import { acquirerCommands } from './acquirer/acquirer.ops.ts';
 import { infractionCommands } from './infractions/infractions.ops.ts';
 import { secretCommands } from './webhooks/secrets.ops.ts';
+import { recurringCommands } from './recurring/recurring.ops.ts';
 
 export const commands: Command[] = [
   ...merchantCommands,
@@ -23,6 +24,7 @@ export const commands: Command[] = [
   ...acquirerCommands,
   ...infractionCommands,
   ...secretCommands,
+  ...recurringCommands,
 ];
 
 // The database (DATABASE_URL, else the running `npm start`'s embedded one), named on stderr; its ORM and, on demand,

@@ -6,9 +6,12 @@ import { registerPayments } from './payments/payments.worker.ts';
 import { registerRefunds } from './refunds/refunds.worker.ts';
 import { registerCharges } from './charges/charges.worker.ts';
 import { CHARGE_PAGE } from './charges/charges.sql.ts';
+import { registerRecurringCharges } from './recurring/recurring-charges.worker.ts';
+import { RECURRING_CHARGE_PAGE } from './recurring/recurring-charges.sql.ts';
 import { registerWithdrawals } from './withdrawals/withdrawals.worker.ts';
 import { registerInfractions } from './infractions/infractions.worker.ts';
 import { registerEvents } from './events/events.worker.ts';
+import { registerRecurring } from './recurring/recurring.worker.ts';
 import { registerMandates } from './recurring/mandates.worker.ts';
 import { MANDATE_PAGE } from './recurring/mandates.sql.ts';
 import { EVENT_PAGE } from './events/events.sql.ts';
@@ -18,7 +21,13 @@ import { processMetrics, type Registry } from './platform/metrics.ts';
 import { paymentMetrics } from './payments/payments.metrics.ts';
 
 // The listing counters the worker folds every minute.
-const COUNTERS = [CHARGE_PAGE.counter, WITHDRAWAL_PAGE.counter, EVENT_PAGE.counter, MANDATE_PAGE.counter];
+const COUNTERS = [
+  CHARGE_PAGE.counter,
+  WITHDRAWAL_PAGE.counter,
+  EVENT_PAGE.counter,
+  MANDATE_PAGE.counter,
+  RECURRING_CHARGE_PAGE.counter,
+];
 
 async function registerCounters({ orm, boss, logger }: Deps): Promise<void> {
   await boss.work(QUEUES.countersFold, WORK_POLLING, async () => {
@@ -43,11 +52,13 @@ const registrations: ((deps: Deps, registry: Registry | null) => Promise<void>)[
   (deps, registry) => registerPayments(deps, registry ? paymentMetrics(registry) : undefined),
   registerRefunds,
   registerCharges,
+  registerRecurringCharges,
   registerWithdrawals,
   registerCounters,
   registerSandbox,
   registerInfractions,
   registerEvents,
+  registerRecurring,
   registerMandates,
 ];
 

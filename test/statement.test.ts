@@ -93,6 +93,7 @@ test('a charge with two splits: CHARGE_PAID of the net and a SPLIT_PAID per reci
     'createdAt',
     'id',
     'infractionId',
+    'recurringChargeId',
     'refundId',
     'type',
     'withdrawalId',
@@ -269,6 +270,7 @@ test('CSV: ?format=csv or Accept: text/csv, a header row and the same rows; a pa
     'withdrawalId',
     'refundId',
     'infractionId',
+    'recurringChargeId',
   ]);
   t.deepEqual(
     rows.slice(1),
@@ -280,6 +282,7 @@ test('CSV: ?format=csv or Accept: text/csv, a header row and the same rows; a pa
       String(e.blockedAmount),
       String(e.balanceAfter),
       e.chargeId ?? '',
+      '',
       '',
       '',
       '',

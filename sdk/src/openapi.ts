@@ -150,6 +150,8 @@ export interface paths {
          *
          *     Types, and what they mean for this merchant:
          *     - `CHARGE_PAID` (+): a charge of yours was paid: its net amount (amount paid minus the platform fee), `chargeId`.
+         *     - `RECURRING_CHARGE_PAID` (+): a Pix Automático recurring charge of yours was paid: its net amount,
+         *       `recurringChargeId` (its refunds are `REFUND` entries with the same `recurringChargeId`).
          *     - `SPLIT_PAID` (-): one split of that charge's net paid to a recipient merchant (one entry per recipient,
          *       right after the `CHARGE_PAID`), `chargeId`.
          *     - `SPLIT_RECEIVED` (+): your split of another merchant's charge. `chargeId` names it, but the charge stays
@@ -478,7 +480,7 @@ export interface paths {
         };
         /**
          * List the events
-         * @description The nine events a webhook can subscribe to, each with `schema`, the JSON Schema (2020-12) of its delivered
+         * @description The events a webhook can subscribe to (every one of the catalogue), each with `schema`, the JSON Schema (2020-12) of its delivered
          *     body, and `example`, the body `POST /v1/webhooks/merchant/{id}/test` sends. Both come from this document's
          *     `webhooks:` section, one entry per event.
          */
@@ -921,6 +923,135 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mandates/{id}/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create one cycle's recurring charge of a mandate
+         * @description Creates the charge of the cycle `dueDate` falls in (cycle `k` is `[startDate + k periods, startDate + (k+1)
+         *     periods)`), to be debited from the payer's account on `dueDate`. Rules, each a 422 naming the rule, nothing
+         *     stored, in this order: the mandate is `APPROVED` (`A autorização precisa estar APPROVED para receber
+         *     cobranças`); `today + 2 <= dueDate <= today + 10` (São Paulo; `dueDate deve estar entre hoje + 2 e hoje + 10
+         *     dias`); `startDate <= dueDate <= endDate` (`dueDate deve estar entre startDate e endDate da autorização`); a
+         *     fixed-amount mandate's charge has exactly its `amount` (`amount deve ser o valor fixo da autorização (9990
+         *     centavos)`); one live charge (not `CANCELED`, not `FAILED`) per cycle (`Já existe uma cobrança recorrente ativa
+         *     neste ciclo da autorização`: also when two creations for one cycle race, one wins).
+         *
+         *     The due date's attempt is `SCHEDULED` with the charge; `retriesLeft` is 3 when the mandate's `retryPolicy` is
+         *     `THREE_IN_SEVEN_DAYS`, else 0. The platform's fee is fixed now (as for a charge) and taken when it is paid.
+         *     Sandbox: the payer's PSP schedules it at once (`ACTIVE`); a real PSP: `CREATED`, then `ACTIVE` when the PSP
+         *     confirms. With `x-idempotency-key`, a repeat creates nothing and answers 200 with the creation's body.
+         */
+        post: operations["createRecurringCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/recurring-charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recurring charges
+         * @description Newest first, optionally of one mandate (`mandateId`) and of one `status`. A `mandateId` of another merchant
+         *     lists nothing.
+         */
+        get: operations["listRecurringCharges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/recurring-charges/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a recurring charge */
+        get: operations["getRecurringCharge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Cancel a recurring charge
+         * @description `{ status: "CANCELED" }`, while the charge is `CREATED` or `ACTIVE` and before its due date (São Paulo): its
+         *     `SCHEDULED` attempt becomes `CANCELED`, `recurring_charge.canceled` is sent (and a real PSP is told). Otherwise
+         *     422, nothing changed.
+         */
+        patch: operations["cancelRecurringCharge"];
+        trace?: never;
+    };
+    "/v1/recurring-charges/{id}/retries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a new attempt of a rejected recurring charge
+         * @description A new attempt (`kind` `RETRY`) `SCHEDULED` on `date`. Rules, in this order: the mandate's `retryPolicy` is
+         *     `THREE_IN_SEVEN_DAYS` (422); no attempt is `SCHEDULED` (409); the charge is `ACTIVE` with its last attempt
+         *     `REJECTED` (422); `dueDate + 1 <= date <= dueDate + 7` (422); `date >= tomorrow` (São Paulo, 422); no earlier
+         *     attempt on that date (422); at most 3 retries per charge (`retriesLeft`, 422). With a real PSP it is asked
+         *     of it by the worker.
+         */
+        post: operations["retryRecurringCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/recurring-charges/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a recurring charge's refunds
+         * @description Every refund of the recurring charge, newest first.
+         */
+        get: operations["listRecurringChargeRefunds"];
+        put?: never;
+        /**
+         * Refund a paid recurring charge, in whole or in part
+         * @description As `POST /v1/charges/{id}/refunds`, with the same rules and messages (partial, multiple, up to what was paid,
+         *     within 90 days of `paidAt`; 409 while a MED infraction on it is open), on a `PAID` recurring charge. Accepted
+         *     (202): the refund `PROCESSING`; when the acquirer confirms it, the recurring charge's `refundedAmount` grows
+         *     and `recurring_charge.refunded` is sent (the recurring charge plus `refund`). Statement type `REFUND`, with
+         *     `recurringChargeId`. With `x-idempotency-key`, a repeat creates nothing and answers 200 with the creation's
+         *     body.
+         */
+        post: operations["createRecurringChargeRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/mandates/{id}/approve": {
         parameters: {
             query?: never;
@@ -983,6 +1114,32 @@ export interface paths {
          *     its recurring charges still `CREATED` or `ACTIVE` due after today with it.
          */
         post: operations["sandboxPayerCancelMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/recurring-charges/{id}/attempt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payer's PSP settles a recurring charge's scheduled attempt (sandbox)
+         * @description Test deployments only (404 `Rota não encontrada` otherwise), your own recurring charges. Settles the
+         *     `SCHEDULED` attempt (404 without one). `outcome` `PAID` with the amount within the mandate's `payerMaxAmount`:
+         *     the payer's PSP sends the payment, as a real one does (202); the charge becomes `PAID` asynchronously
+         *     (`recurring_charge.paid`, statement `RECURRING_CHARGE_PAID`). Above it, the attempt is `REJECTED` with `AM02`.
+         *     `REJECTED` (200): the attempt `REJECTED` with `failureCode` (default `AM04`, insufficient funds); the charge
+         *     stays `ACTIVE` (`recurring_charge.attempt_failed`) while its mandate allows retries and `retriesLeft` > 0, else
+         *     `FAILED` (`recurring_charge.failed`); `AC05`, `AM02`, `MD01` and `AG12` make it `FAILED` at once.
+         */
+        post: operations["sandboxRecurringChargeAttempt"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1764,7 +1921,7 @@ export interface webhooks {
         put?: never;
         /**
          * recurring_charge.refunded
-         * @description A refund of a paid recurring charge completed: `data` is the recurring charge (its `refundedAmount` includes it). Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
+         * @description A refund of a paid recurring charge completed: `data` is the recurring charge (its `refundedAmount` includes it) plus `refund`, the refund that completed (`null` when a MED infraction refunded it). Delivered, signed and retried as *Event delivery to your webhook URL* describes. This request body's
          *     schema and example are what `GET /v1/webhooks/merchant/events` lists for the event (as a self-contained JSON
          *     Schema) and what `POST /v1/webhooks/merchant/{id}/test` sends.
          */
@@ -1968,6 +2125,7 @@ export interface components {
          *           "withdrawalId": null,
          *           "refundId": null,
          *           "infractionId": null,
+         *           "recurringChargeId": null,
          *           "createdAt": "2026-11-26T05:29:37.988Z"
          *         },
          *         {
@@ -1980,6 +2138,7 @@ export interface components {
          *           "withdrawalId": null,
          *           "refundId": null,
          *           "infractionId": null,
+         *           "recurringChargeId": null,
          *           "createdAt": "2026-11-26T05:29:37.988Z"
          *         }
          *       ]
@@ -1996,7 +2155,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            type: "CHARGE_PAID" | "SPLIT_RECEIVED" | "SPLIT_PAID" | "REFUND" | "WITHDRAWAL" | "WITHDRAWAL_REVERSED" | "INFRACTION_BLOCK" | "INFRACTION_RELEASE" | "INFRACTION_REFUND";
+            type: "CHARGE_PAID" | "SPLIT_RECEIVED" | "SPLIT_PAID" | "REFUND" | "WITHDRAWAL" | "WITHDRAWAL_REVERSED" | "INFRACTION_BLOCK" | "INFRACTION_RELEASE" | "INFRACTION_REFUND" | "RECURRING_CHARGE_PAID";
             /** @description Signed centavos, the change of `available + blocked`. */
             amount: number;
             /** @description Signed centavos, the change of `blocked` in this movement (MED holds); `available` changed by `amount - blockedAmount`. */
@@ -2011,6 +2170,12 @@ export interface components {
             refundId: string | null;
             /** Format: uuid */
             infractionId: string | null;
+            /**
+             * Format: uuid
+             * @description The Pix Automático recurring charge the entry belongs to (`RECURRING_CHARGE_PAID`, and the `REFUND` and MED
+             *     entries of its refunds and infractions); `chargeId` is then null.
+             */
+            recurringChargeId: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -2858,7 +3023,7 @@ export interface components {
          *     `imageBase64` (with `tracking`), a withdrawal, the PIX key for `pixkey.updated`, an infraction for the
          *     `infraction.*` events.
          */
-        WebhookEvent: components["schemas"]["ChargeEvent"] | components["schemas"]["ChargeRefundedEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["PixKeyEvent"] | components["schemas"]["InfractionEvent"] | components["schemas"]["MandateEvent"] | components["schemas"]["RecurringChargeEvent"];
+        WebhookEvent: components["schemas"]["ChargeEvent"] | components["schemas"]["ChargeRefundedEvent"] | components["schemas"]["WithdrawalEvent"] | components["schemas"]["PixKeyEvent"] | components["schemas"]["InfractionEvent"] | components["schemas"]["MandateEvent"] | components["schemas"]["RecurringChargeEvent"] | components["schemas"]["RecurringChargeRefundedEvent"];
         /** @description The common envelope of every delivered event. */
         WebhookEventEnvelope: {
             /**
@@ -3003,18 +3168,18 @@ export interface components {
         };
         /**
          * @description `recurring_charge.paid`, `recurring_charge.attempt_failed`, `recurring_charge.failed`,
-         *     `recurring_charge.canceled`, `recurring_charge.expired`, `recurring_charge.refunded`.
+         *     `recurring_charge.canceled`, `recurring_charge.expired` (`recurring_charge.refunded`: RecurringChargeRefundedEvent).
          */
         RecurringChargeEvent: components["schemas"]["WebhookEventEnvelope"] & {
             /** @enum {unknown} */
-            event?: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired" | "recurring_charge.refunded";
+            event?: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired";
             data?: components["schemas"]["RecurringCharge"];
         } & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            event: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired" | "recurring_charge.refunded";
+            event: "recurring_charge.paid" | "recurring_charge.attempt_failed" | "recurring_charge.failed" | "recurring_charge.canceled" | "recurring_charge.expired";
         };
         /**
          * @description A Pix Automático mandate (API Pix recorrência): the payer's approval for the merchant to charge each cycle.
@@ -3079,6 +3244,47 @@ export interface components {
             }[];
             /** Format: date-time */
             createdAt: string;
+        };
+        /** @description Unknown fields are ignored. */
+        RecurringChargeCreateRequest: {
+            /**
+             * Format: date
+             * @description The day the payer's account is debited (São Paulo); its cycle is the one it falls in.
+             */
+            dueDate: string;
+            amount: number;
+            description?: string | null;
+        };
+        RecurringChargeResponse: {
+            recurringCharge: components["schemas"]["RecurringCharge"];
+        };
+        RecurringChargeList: {
+            page: number;
+            limit: number;
+            total: number;
+            recurringCharges: components["schemas"]["RecurringCharge"][];
+        };
+        RecurringRefundCreated: {
+            recurringCharge: components["schemas"]["RecurringCharge"];
+            refund: components["schemas"]["Refund"];
+        };
+        /**
+         * @description `recurring_charge.refunded`, sent for every COMPLETED refund of a recurring charge: `data` is the recurring
+         *     charge after it (its `refundedAmount` grown) plus `refund`, the refund that completed (`null` when an accepted
+         *     MED infraction refunded it).
+         */
+        RecurringChargeRefundedEvent: components["schemas"]["WebhookEventEnvelope"] & {
+            /** @constant */
+            event?: "recurring_charge.refunded";
+            data?: components["schemas"]["RecurringCharge"] & {
+                refund: components["schemas"]["Refund"] | null;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "recurring_charge.refunded";
         };
         MandateResponse: {
             mandate: components["schemas"]["Mandate"];
@@ -4151,6 +4357,24 @@ export interface components {
                 };
             };
         };
+        /** @description No such recurring charge for this merchant (or the user has no merchant). */
+        RecurringChargeNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Cobrança recorrente não encontrada"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    message?: "Cobrança recorrente não encontrada" | "Merchant não encontrado";
+                };
+            };
+        };
         /**
          * @description No such mandate for this merchant (or the user has no merchant); `Rota não encontrada` on a deployment
          *     connected to a real PSP (no sandbox routes).
@@ -4199,6 +4423,8 @@ export interface components {
         WithdrawalId: string;
         /** @description The webhook id. Unknown, malformed (non-UUID), deleted or another merchant's ids answer 404. */
         WebhookId: string;
+        /** @description The recurring charge id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+        RecurringChargeId: string;
         /** @description The mandate id. Unknown ids, another merchant's and non-UUIDs answer 404. */
         MandateId: string;
     };
@@ -4659,10 +4885,10 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Statement"];
                     /**
-                     * @example id,createdAt,type,amount,blockedAmount,balanceAfter,chargeId,withdrawalId,refundId,infractionId
-                     *     01a21654-ae59-76c3-807c-362c0d8fda37,2026-11-26T05:29:37.988Z,SPLIT_PAID,-990,0,1911,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,
-                     *     01a21654-ae59-76c3-807c-2dfde3813b1a,2026-11-26T05:29:37.988Z,SPLIT_PAID,-7000,0,2901,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,
-                     *     01a21654-ae59-76c3-807c-2a11f29c4e70,2026-11-26T05:29:37.988Z,CHARGE_PAID,9901,0,9901,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,
+                     * @example id,createdAt,type,amount,blockedAmount,balanceAfter,chargeId,withdrawalId,refundId,infractionId,recurringChargeId
+                     *     01a21654-ae59-76c3-807c-362c0d8fda37,2026-11-26T05:29:37.988Z,SPLIT_PAID,-990,0,1911,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,,
+                     *     01a21654-ae59-76c3-807c-2dfde3813b1a,2026-11-26T05:29:37.988Z,SPLIT_PAID,-7000,0,2901,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,,
+                     *     01a21654-ae59-76c3-807c-2a11f29c4e70,2026-11-26T05:29:37.988Z,CHARGE_PAID,9901,0,9901,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,,
                      */
                     "text/csv": string;
                 };
@@ -7306,6 +7532,454 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    createRecurringCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+                /**
+                 * @description Up to 64 characters, scoped to the merchant. A request repeating a key creates nothing and answers 200 with
+                 *     the body the creation answered (`idempotent-replayed: true`), not the resource's current state; the same key
+                 *     with a different body is 409.
+                 *     Present but empty or longer than 64: 400 (field `x-idempotency-key`).
+                 * @example pedido-1
+                 */
+                "x-idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The mandate id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["MandateId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dueDate": "2026-12-05",
+                 *       "amount": 9990,
+                 *       "description": "Mensalidade de dezembro"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecurringChargeCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description A repeat with the same `x-idempotency-key` and body; the original creation's body. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringChargeResponse"];
+                };
+            };
+            /** @description The recurring charge, `ACTIVE` (sandbox) or `CREATED`, its due date's attempt `SCHEDULED`. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recurringCharge": {
+                     *         "id": "01a30000-2222-7a00-8b00-000000000002",
+                     *         "txid": "rec01a300002222aa00bb00000000002",
+                     *         "mandateId": "01a30000-1111-7a00-8b00-000000000001",
+                     *         "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *         "cycle": 0,
+                     *         "dueDate": "2026-12-05",
+                     *         "amount": 9990,
+                     *         "description": "Mensalidade de dezembro",
+                     *         "status": "ACTIVE",
+                     *         "attempts": [
+                     *           {
+                     *             "date": "2026-12-05",
+                     *             "kind": "DUE_DATE",
+                     *             "status": "SCHEDULED",
+                     *             "failureCode": null,
+                     *             "endToEndId": null,
+                     *             "at": "2026-12-01T10:06:00.000Z"
+                     *           }
+                     *         ],
+                     *         "retriesLeft": 3,
+                     *         "paidAt": null,
+                     *         "paidAmount": null,
+                     *         "fee": null,
+                     *         "refundedAmount": 0,
+                     *         "createdAt": "2026-12-01T10:06:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecurringChargeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["MandateNotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A rule of the contract is broken (the message names it); nothing was stored. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        message?: ("A autorização precisa estar APPROVED para receber cobranças" | "dueDate deve estar entre hoje + 2 e hoje + 10 dias" | "dueDate deve estar entre startDate e endDate da autorização" | "Já existe uma cobrança recorrente ativa neste ciclo da autorização") | unknown;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRecurringCharges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, starting at 1; at most once (repeated, empty or out of range is 400). A page past the end is
+                 *     empty.
+                 */
+                page?: components["parameters"]["Page"];
+                /** @description Page size; at most once (repeated, empty or out of range is 400). */
+                limit?: components["parameters"]["Limit"];
+                mandateId?: string;
+                status?: "CREATED" | "ACTIVE" | "PAID" | "FAILED" | "CANCELED" | "EXPIRED";
+            };
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of recurring charges (empty past the end, with the real `total`). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "page": 1,
+                     *       "limit": 20,
+                     *       "total": 1,
+                     *       "recurringCharges": [
+                     *         {
+                     *           "id": "01a30000-2222-7a00-8b00-000000000002",
+                     *           "txid": "rec01a300002222aa00bb00000000002",
+                     *           "mandateId": "01a30000-1111-7a00-8b00-000000000001",
+                     *           "recId": "RR0000000020261201Ab3De5Gh7Jk",
+                     *           "cycle": 0,
+                     *           "dueDate": "2026-12-05",
+                     *           "amount": 9990,
+                     *           "description": "Mensalidade de dezembro",
+                     *           "status": "ACTIVE",
+                     *           "attempts": [
+                     *             {
+                     *               "date": "2026-12-05",
+                     *               "kind": "DUE_DATE",
+                     *               "status": "SCHEDULED",
+                     *               "failureCode": null,
+                     *               "endToEndId": null,
+                     *               "at": "2026-12-01T10:06:00.000Z"
+                     *             }
+                     *           ],
+                     *           "retriesLeft": 3,
+                     *           "paidAt": null,
+                     *           "paidAmount": null,
+                     *           "fee": null,
+                     *           "refundedAmount": 0,
+                     *           "createdAt": "2026-12-01T10:06:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecurringChargeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRecurringCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The recurring charge id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["RecurringChargeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recurring charge in its current state, with its attempts. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringChargeResponse"];
+                };
+            };
+            400: components["responses"]["InputRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["RecurringChargeNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelRecurringCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The recurring charge id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["RecurringChargeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "CANCELED"
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    status: "CANCELED";
+                };
+            };
+        };
+        responses: {
+            /** @description The recurring charge, CANCELED. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringChargeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["RecurringChargeNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Not `CREATED` or `ACTIVE`, or on or after its due date. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        message?: "Somente cobranças recorrentes CREATED ou ACTIVE podem ser canceladas" | "A cobrança recorrente só pode ser cancelada antes do vencimento (dueDate)";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    retryRecurringCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The recurring charge id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["RecurringChargeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "date": "2026-12-08"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date */
+                    date: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The recurring charge with the new attempt `SCHEDULED` (`retriesLeft` one less). */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringChargeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["RecurringChargeNotFound"];
+            /** @description An attempt is already `SCHEDULED`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Já há uma tentativa agendada (SCHEDULED) para esta cobrança recorrente"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        message?: "Já há uma tentativa agendada (SCHEDULED) para esta cobrança recorrente";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A rule is broken (the message names it); nothing changed. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        message?: "Novas tentativas exigem uma autorização com retryPolicy THREE_IN_SEVEN_DAYS" | "Nova tentativa só para cobrança ACTIVE com a última tentativa REJECTED" | "date deve estar entre dueDate + 1 e dueDate + 7" | "date deve ser a partir de amanhã" | "Já houve uma tentativa nesta data" | "No máximo 3 novas tentativas por cobrança recorrente";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRecurringChargeRefunds: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The recurring charge id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["RecurringChargeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            400: components["responses"]["InputRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["RecurringChargeNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createRecurringChargeRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+                /**
+                 * @description Up to 64 characters, scoped to the merchant. A request repeating a key creates nothing and answers 200 with
+                 *     the body the creation answered (`idempotent-replayed: true`), not the resource's current state; the same key
+                 *     with a different body is 409.
+                 *     Present but empty or longer than 64: 400 (field `x-idempotency-key`).
+                 * @example pedido-1
+                 */
+                "x-idempotency-key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The recurring charge id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["RecurringChargeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RefundRequest"];
+            };
+        };
+        responses: {
+            /** @description A repeat with the same `x-idempotency-key` and body. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringRefundCreated"];
+                };
+            };
+            /** @description Refund accepted and in progress. The recurring charge (still PAID), and the refund. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringRefundCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            404: components["responses"]["RecurringChargeNotFound"];
+            409: components["responses"]["RefundConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["RefundRefused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     sandboxApproveMandate: {
         parameters: {
             query?: never;
@@ -7393,7 +8067,10 @@ export interface operations {
             404: components["responses"]["SandboxMandateNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The mandate is no longer `CREATED`, `payerMaxAmount` is below `minAmount`, or its charge can no longer be paid. */
+            /**
+             * @description The mandate is no longer `CREATED` (or its `expiresAt` passed), `payerMaxAmount` is below `minAmount`, or
+             *     its charge can no longer be paid.
+             */
             422: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];
@@ -7607,6 +8284,78 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sandboxRecurringChargeAttempt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path: {
+                /** @description The recurring charge id. Unknown ids, another merchant's and non-UUIDs answer 404. */
+                id: components["parameters"]["RecurringChargeId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    outcome: "PAID" | "REJECTED";
+                    failureCode?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The attempt was rejected; the recurring charge as it now is. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringChargeResponse"];
+                };
+            };
+            /** @description The payment was sent; the recurring charge (its attempt still `SCHEDULED`) becomes PAID in a moment. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        endToEndId: string;
+                        recurringCharge: components["schemas"]["RecurringCharge"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenBlocked"];
+            /**
+             * @description No such recurring charge of yours, no `SCHEDULED` attempt, or not a test deployment
+             *     (`Rota não encontrada`).
+             */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        message?: "Cobrança recorrente não encontrada" | "Nenhuma tentativa agendada (SCHEDULED) nesta cobrança recorrente" | "Rota não encontrada" | "Merchant não encontrado";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9362,11 +10111,23 @@ export interface operations {
                  *         "paidAmount": 9990,
                  *         "fee": 199,
                  *         "refundedAmount": 9990,
-                 *         "createdAt": "2026-12-01T10:06:00.000Z"
+                 *         "createdAt": "2026-12-01T10:06:00.000Z",
+                 *         "refund": {
+                 *           "id": "01a30000-3333-7a00-8b00-000000000003",
+                 *           "amount": 9990,
+                 *           "reason": "Cobrança indevida",
+                 *           "reverseSplits": false,
+                 *           "splits": [],
+                 *           "status": "COMPLETED",
+                 *           "failureReason": null,
+                 *           "createdAt": "2026-12-05T09:59:00.000Z",
+                 *           "completedAt": "2026-12-05T10:00:00.000Z",
+                 *           "failedAt": null
+                 *         }
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["RecurringChargeEvent"];
+                "application/json": components["schemas"]["RecurringChargeRefundedEvent"];
             };
         };
         responses: {

@@ -16,7 +16,9 @@ export type ChargeType = (typeof CHARGE_TYPES)[number];
 
 // Triggers keep charge_counts (append-only, see ChargeCount) exact in the writing transaction: statement triggers over
 // the transition table for inserts and deletes (a bulk load adds one row per merchant and status), a row trigger for
-// status changes. Declared here so MikroORM's schema diff knows them; created by the charge_counts migrations.
+// status changes. Declared here so MikroORM's schema diff knows them; created by the charge_counts migrations. A
+// RECURRING row (the money of a recurring charge) is never counted (Migration20261202100000_hidden_charges).
+export const LISTED = `"type" <> 'RECURRING'`;
 const count = (event: 'insert' | 'delete') =>
   countTrigger(
     {
@@ -25,6 +27,7 @@ const count = (event: 'insert' | 'delete') =>
       keys: '"merchant_id", "status"',
       name: `charge_counts_${event}`,
       fn: `charge_counts_${event}_fn`,
+      where: LISTED,
     },
     event,
   );
@@ -39,6 +42,7 @@ export const CHARGE_TRIGGERS = [
     forEach: 'row' as const,
     expression:
       `create or replace function "charge_counts_status_fn"() returns trigger as $$ begin ` +
+      `if new."type" = 'RECURRING' then return null; end if; ` +
       `insert into "charge_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); ` +
       `return null; end; $$ language plpgsql;\n` +
       `create trigger "charge_counts_status" after update of "status" on "charges" for each row when (old."status" is distinct from new."status") ` +
@@ -58,13 +62,11 @@ export const Charge = defineEntity({
   indexes: [
     {
       name: 'charges_merchant_created_idx',
-      expression:
-        'create index "charges_merchant_created_idx" on "charges" ("merchant_id", "created_at" desc, "id" desc)',
+      expression: `create index "charges_merchant_created_idx" on "charges" ("merchant_id", "created_at" desc, "id" desc) where ${LISTED}`,
     },
     {
       name: 'charges_merchant_status_created_idx',
-      expression:
-        'create index "charges_merchant_status_created_idx" on "charges" ("merchant_id", "status", "created_at" desc, "id" desc)',
+      expression: `create index "charges_merchant_status_created_idx" on "charges" ("merchant_id", "status", "created_at" desc, "id" desc) where ${LISTED}`,
     },
     {
       name: 'charges_pending_expiry_idx',

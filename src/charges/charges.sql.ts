@@ -3,10 +3,11 @@
 // refunds table, read for the charge's view).
 import type { PageSpec } from '../platform/counters.ts';
 import { statuses, type Transition } from '../platform/sql.ts';
-import type { ChargeStatus, ChargeType } from './charge.entity.ts';
+import { LISTED, type ChargeStatus, type ChargeType } from './charge.entity.ts';
 import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
 import type { Components } from './due-date.ts';
 import type { ChargeSplit } from './splits.ts';
+import { RECURRING_COLUMNS, RECURRING_JOINS } from './recurring.view.ts';
 
 // A transition's statement takes its row of CHARGE_TRANSITIONS (charges.states.ts): `from` guards it, `to` is set.
 type T = Transition<ChargeStatus>;
@@ -110,10 +111,12 @@ export const RECIPIENTS = `
    where id = any(?::uuid[])`;
 export type RecipientRow = { id: string; status: string; kyc_status: string };
 
-// The charges listing (countedPage): the charge and its payer.
+// The charges listing (countedPage): the charge and its payer; never a RECURRING row (the money of a recurring charge,
+// src/recurring), which the counter does not count either and the partial indexes leave out.
 export const CHARGE_PAGE: PageSpec = {
   table: 'charges',
   alias: 'ch',
+  rows: LISTED,
   counter: { table: 'charge_counts', keys: 'merchant_id, status' },
   columns: `ch.id, ch.txid, ch.qr_code, ch.amount, ch.fee, ch.status, ch.description, ch.expires_in, ch.created_at,
          ch.expires_at, ch.end_to_end_id, ch.paid_at, ch.canceled_at, ch.refunded_at, ch.refunded_amount,
@@ -156,7 +159,8 @@ export const PAY = (t: T) => `
       join locked on true
      where locked.id = c.id and c.txid = n.txid and c.expires_at >= n.paid_at
        and case when c.type = 'DUE_DATE' then coalesce(n.due_matches, false) else c.amount = n.amount end
-       and c.status in (${statuses(t.from)}) and (c.status = 'PENDING' or c.canceled_at >= n.paid_at)
+       and c.status in (${statuses(t.from)})
+       and (c.status = 'PENDING' or (c.type <> 'RECURRING' and c.canceled_at >= n.paid_at))
     returning c.*
   )
   select paid.*, ${PAYER_NAME('paid')} as customer_name, cu.document as customer_document
@@ -164,12 +168,13 @@ export const PAY = (t: T) => `
     left join customers cu on cu.id = paid.customer_id`;
 
 // One charge of a merchant, as the listing reads it, with its tracking (GET /v1/charges/:id, the sandbox's pay): a
-// named statement on the ORM's pool (prepared.ts hotRead), `$1` the charge's id, `$2` the merchant's.
+// named statement on the ORM's pool (prepared.ts hotRead), `$1` the charge's id, `$2` the merchant's. Never a
+// RECURRING row.
 export const CHARGE_BY_ID = `
   select ${CHARGE_PAGE.columns}, ch.tracking
     from charges ch
     ${CHARGE_PAGE.joins}
-   where ch.id = $1 and ch.merchant_id = $2`;
+   where ch.id = $1 and ch.merchant_id = $2 and ch.${LISTED}`;
 
 // pay: the terms of the charges with a due date among these txids (what a payment of them must be). `$1`: sent
 // through pgTx (named, prepared.ts), as PAY is.
@@ -207,13 +212,14 @@ export const EXPIRE_ONE = (t: T) => `
    where txid = ? and status in (${statuses(t.from)})`;
 
 // expire, the sweep: charges a settlement holds locked are skipped (SKIP LOCKED), so it never waits on, nor deadlocks
-// with, a batch of payments; what it skips is decided by that settlement or by the next sweep.
+// with, a batch of payments; what it skips is decided by that settlement or by the next sweep. A RECURRING row is
+// left to its recurring charge (src/recurring: CANCELED with it).
 export const EXPIRE_DUE = (t: T) => `
   update charges set status = ${statuses([t.to])}, canceled_at = expires_at, updated_at = now()
    where id in (
            select id
              from charges
-            where status in (${statuses(t.from)}) and expires_at <= now()
+            where status in (${statuses(t.from)}) and expires_at <= now() and ${LISTED}
               for update skip locked
          )
      and status in (${statuses(t.from)})
@@ -285,7 +291,7 @@ export const LOCATION = `
     from charges c
     join merchants m on m.id = c.merchant_id
     left join customers cu on cu.id = c.customer_id
-   where c.txid = ?`;
+   where c.txid = ? and c.${LISTED}`;
 export type LocationRow = Pick<
   ChargeRow,
   'txid' | 'status' | 'created_at' | 'expires_in' | 'amount' | 'description' | 'type' | 'due_date'
@@ -296,3 +302,10 @@ export type LocationRow = Pick<
     payer_name: string | null;
     payer_document: string | null;
   };
+
+// The recurring charge a RECURRING row carries the money of (parameter: the charges row's id), as its view reads it.
+export const RECURRING_OF_CHARGE = `
+  select ${RECURRING_COLUMNS}
+    from recurring_charges rc
+    ${RECURRING_JOINS}
+   where rc.charge_id = ?`;

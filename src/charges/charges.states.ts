@@ -3,7 +3,7 @@ import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
 import { pgArray, pgTx } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
-import { postMany } from '../ledger/ledger.service.ts';
+import { postMany, type LedgerTransaction } from '../ledger/ledger.service.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import { recordEvents } from '../webhooks/events.ts';
 import type { ChargeStatus } from './charge.entity.ts';
@@ -13,6 +13,7 @@ import { amountDueOn, saoPauloDate, type Components } from './due-date.ts';
 import { asInputs, resolveSplits, type ChargeSplit } from './splits.ts';
 import { paymentTransactions } from './charges.money.ts';
 import { transactional } from '../platform/transaction.ts';
+import { recurringChargeView, type RecurringChargeRow } from './recurring.view.ts';
 
 /**
  * Every status change of a charge. Each transition is one guarded UPDATE (`where status in (from)`), so it happens once
@@ -40,6 +41,10 @@ const ADD_REFUND = sql.ADD_REFUND(T.refund);
 
 // What a payment did: paid its charge, was a redelivery of one that did, or paid nothing (and why).
 export type PayOutcome = 'paid' | 'duplicate' | 'late' | 'already_paid' | 'unknown' | 'mismatch';
+
+// The RECURRING rows a settlement paid, handed to src/recurring in the same transaction (recurringChargesPaid): it
+// marks their recurring charges PAID with their events and returns their ledger transactions, posted with the rest.
+export type RecurringPaid = (tx: EntityManager, rows: sql.MerchantChargeRow[]) => Promise<LedgerTransaction[]>;
 
 // What a payment of a charge with a due date must be: the amount due on its day (São Paulo), made of these parts.
 type DueExpectation = { matches: boolean; fee: number | null; components: Components; splits: ChargeSplit[] | null };
@@ -80,12 +85,15 @@ async function dueExpectations(tx: EntityManager, batch: PaymentNotification[]):
  * due date is paid only by the amount due on the payment's day, its fee computed on that amount (and its bps splits on
  * the net). Each split's recipient is credited from the owner's net in the same postMany, which locks every account
  * once, in code order, whoever's it is. Returns each notification's outcome and the merchants credited (owners and
- * recipients).
+ * recipients). A RECURRING row (a recurring charge's money) has no charge.paid: `recurring` (src/recurring) marks its
+ * recurring charge PAID, after the charges were locked and before the ledger (the lock order), and gives its ledger
+ * transactions (kind recurring_charge.payment), posted in the same postMany.
  */
 export async function payCharges(
   deps: Pick<Services, 'boss' | 'config'>,
   tx: EntityManager,
   batch: PaymentNotification[],
+  recurring: RecurringPaid,
 ): Promise<{ outcomes: PayOutcome[]; credited: string[] }> {
   const outcomes: PayOutcome[] = new Array(batch.length);
   const expected = await dueExpectations(tx, batch);
@@ -116,17 +124,21 @@ export async function payCharges(
   }
   const data = (r: sql.MerchantChargeRow) =>
     chargeRowView(r, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true });
+  const charges = paid.filter((r) => r.type !== 'RECURRING');
   await recordEvents(
     tx,
     deps.boss,
-    paid.map((r) => ({ merchantId: r.merchant_id, type: T.pay.event, data: data(r) })),
+    charges.map((r) => ({ merchantId: r.merchant_id, type: T.pay.event, data: data(r) })),
+  );
+  const recurringTxs = await recurring(
+    tx,
+    paid.filter((r) => r.type === 'RECURRING'),
   );
   // the ledger last: its account rows stay locked only until the commit that follows. The payer's money is what the
   // payment brought (paid_amount: the amount, or a due-date charge's amount due that day); the owner's net then goes
   // to each split's recipient, one transaction per recipient (the owner's statement shows each).
-  await postMany(
-    tx,
-    paid.flatMap((r) =>
+  await postMany(tx, [
+    ...charges.flatMap((r) =>
       paymentTransactions({
         chargeId: r.id,
         owner: r.merchant_id,
@@ -135,7 +147,8 @@ export async function payCharges(
         splits: r.splits ?? [],
       }),
     ),
-  );
+    ...recurringTxs,
+  ]);
   const recipients = paid.flatMap((r) => (r.splits ?? []).map((x) => x.merchantId));
   return { outcomes, credited: [...paid.map((r) => r.merchant_id), ...recipients] };
 }
@@ -153,8 +166,11 @@ async function whyNotPaid(tx: EntityManager, n: PaymentNotification, due: DueExp
     await tx.execute(EXPIRE_ONE, [n.txid]);
     return 'late';
   }
+  // a RECURRING row CANCELED went with its recurring charge (failed, canceled, expired): nothing pays it any more
   const payable =
-    !expired && (c.status === 'PENDING' || (c.status === 'CANCELED' && paidAt <= new Date(c.canceled_at!).getTime()));
+    !expired &&
+    (c.status === 'PENDING' ||
+      (c.status === 'CANCELED' && c.type !== 'RECURRING' && paidAt <= new Date(c.canceled_at!).getTime()));
   if (!payable) return 'late';
   // a due-date charge: not the amount due on the payment's day, or not made of the same parts
   const matches = c.type === 'DUE_DATE' ? due?.matches === true : c.amount === n.amount;
@@ -186,10 +202,22 @@ export async function markRefunded(deps: Pick<Services, 'boss' | 'config'>, tx: 
   const [row] = await tx.execute<sql.MerchantChargeRow[]>(REFUND, [chargeId]);
   if (!row) return null;
   const view = chargeRowView(row, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true });
-  await recordEvents(tx, deps.boss, [
-    { merchantId: row.merchant_id, type: T.refund.event, data: { ...view, refund: null } },
-  ]);
+  await recordEvents(tx, deps.boss, [await refundEvent(tx, row, view, null)]);
   return view;
+}
+
+const RECURRING_REFUNDED = 'recurring_charge.refunded' as const;
+
+// The event of a completed refund (or MED): charge.refunded, or for a RECURRING row recurring_charge.refunded with
+// the recurring charge (its refundedAmount the row's), both with `refund`.
+async function refundEvent<R>(tx: EntityManager, row: sql.MerchantChargeRow, view: object, refund: R) {
+  if (row.type !== 'RECURRING') return { merchantId: row.merchant_id, type: T.refund.event, data: { ...view, refund } };
+  const [rc] = await tx.execute<RecurringChargeRow[]>(sql.RECURRING_OF_CHARGE, [row.id]);
+  return {
+    merchantId: row.merchant_id,
+    type: RECURRING_REFUNDED,
+    data: { ...recurringChargeView(rc), refund },
+  };
 }
 
 /**
@@ -210,6 +238,6 @@ export async function refundCompleted<R extends { amount: number }>(
     chargeId,
   ]);
   const view = chargeRowView(row, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true });
-  await recordEvents(tx, deps.boss, [{ merchantId: row.merchant_id, type: T.refund.event, data: { ...view, refund } }]);
+  await recordEvents(tx, deps.boss, [await refundEvent(tx, row, view, refund)]);
   return view;
 }

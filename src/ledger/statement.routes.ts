@@ -22,6 +22,7 @@ export const CSV_COLUMNS: (keyof StatementEntryView)[] = [
   'withdrawalId',
   'refundId',
   'infractionId',
+  'recurringChargeId',
 ];
 
 // The lines as CSV with a header row (csv-stringify quotes what needs it), streamed as they are read.

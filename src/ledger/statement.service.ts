@@ -12,10 +12,12 @@ export function statementEntryView(r: sql.StatementRow) {
     amount: Number(r.amount),
     blockedAmount: Number(r.blocked_amount),
     balanceAfter: Number(r.balance_after),
-    chargeId: r.charge_id,
+    // a recurring charge's money moves on a charges row never shown: the line names the recurring charge instead
+    chargeId: r.recurring_charge_id ? null : r.charge_id,
     withdrawalId: r.withdrawal_id,
     refundId: r.refund_id,
     infractionId: r.infraction_id,
+    recurringChargeId: r.recurring_charge_id,
     createdAt: new Date(r.created_at).toISOString(),
   };
 }

@@ -13,6 +13,7 @@ export type StatementRow = {
   withdrawal_id: string | null;
   refund_id: string | null;
   infraction_id: string | null;
+  recurring_charge_id: string | null;
   created_at: Date | string;
 };
 
@@ -28,12 +29,14 @@ export const BOUNDS = `
          coalesce((select n from statement_entries where merchant_id = ? and created_at < ? order by created_at desc, n desc limit 1), 0) as lo`;
 
 /**
- * Lines of a merchant with lo < n <= hi, newest first, at most `limit`, from the (merchant_id, n) unique index.
+ * Lines of a merchant with lo < n <= hi, newest first, at most `limit`, from the (merchant_id, n) unique index, each
+ * with the recurring charge whose money its charge is (a RECURRING charges row: src/recurring), by its unique index.
  * Parameters: merchant, hi, lo, limit.
  */
 export const LINES = `
-  select ${COLUMNS}
+  select ${COLUMNS}, rc.id as recurring_charge_id
     from statement_entries s
+    left join recurring_charges rc on rc.charge_id = s.charge_id
    where s.merchant_id = ? and s.n <= ? and s.n > ?
    order by s.n desc
    limit ?`;

@@ -12,6 +12,7 @@ export const STATEMENT_TYPES = [
   'INFRACTION_BLOCK',
   'INFRACTION_RELEASE',
   'INFRACTION_REFUND',
+  'RECURRING_CHARGE_PAID',
 ] as const;
 export type StatementType = (typeof STATEMENT_TYPES)[number];
 
@@ -25,6 +26,7 @@ export type StatementType = (typeof STATEMENT_TYPES)[number];
  */
 export const KIND_TYPES = {
   'charge.payment': 'CHARGE_PAID',
+  'recurring_charge.payment': 'RECURRING_CHARGE_PAID', // a Pix Automático recurring charge paid (src/recurring)
   'charge.split': { credit: 'SPLIT_RECEIVED', debit: 'SPLIT_PAID' },
   'refund.hold': 'REFUND',
   'refund.release': 'REFUND',

@@ -22,7 +22,8 @@ export async function paymentPage(
   id: string,
 ): Promise<PaymentPage | null> {
   if (!isUuid(id)) return null;
-  const charge = await em.findOne(Charge, { id }, { populate: ['merchant'] });
+  // a RECURRING row (the money of a recurring charge) has no page
+  const charge = await em.findOne(Charge, { id, type: { $ne: 'RECURRING' } }, { populate: ['merchant'] });
   if (!charge) return null;
   const now = deps.clock();
   const view = chargeView(charge, null, { publicBaseUrl: deps.config.publicBaseUrl, today: saoPauloDate(now) });

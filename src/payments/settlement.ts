@@ -6,6 +6,7 @@ import { recordUnmatched, releaseHeld } from '../refunds/refunds.states.ts';
 import type { UnmatchedReason } from '../refunds/unmatched-payment.entity.ts';
 import { coverAfterCredit } from '../infractions/infractions.holds.ts';
 import { transactional } from '../platform/transaction.ts';
+import { recurringChargesPaid } from '../recurring/recurring-charges.states.ts';
 
 // What settlement makes of each outcome of a payment: a payment that paid nothing is kept as unmatched, for this
 // reason, and returned to its payer; the rest are logged as they are.
@@ -20,7 +21,8 @@ const UNMATCHED: Record<PayOutcome, UnmatchedReason | null> = {
 
 /**
  * Settles confirmed payments in one transaction, down the modules: the charges they pay (src/charges pay, with its
- * ledger split and charge.paid), every payment that paid nothing recorded as unmatched, held on suspense and sent back
+ * ledger split and charge.paid; a recurring charge's RECURRING row: src/recurring marks it PAID, with
+ * recurring_charge.paid and its ledger transaction), every payment that paid nothing recorded as unmatched, held on suspense and sent back
  * to its payer (src/refunds), and the credits of merchants who owe MED infractions blocked right after (src/infractions).
  * Every centavo that reached the platform's account is either credited to a merchant or returned.
  */
@@ -30,7 +32,7 @@ export async function settlePayments(
   batch: PaymentNotification[],
 ): Promise<PayOutcome[]> {
   const outcomes = await transactional(em, async (tx) => {
-    const { outcomes, credited } = await payCharges(deps, tx, batch);
+    const { outcomes, credited } = await payCharges(deps, tx, batch, (t, rows) => recurringChargesPaid(deps, t, rows));
     await releaseHeld(
       tx,
       batch.filter((_, i) => outcomes[i] === 'paid').map((n) => n.endToEndId),

@@ -45,7 +45,7 @@ export async function foldCounters(em: EntityManager, counters: readonly Counter
  * diff knows it; the migrations create it.
  */
 export function countTrigger(
-  o: { table: string; counter: string; keys: string; name: string; fn: string },
+  o: { table: string; counter: string; keys: string; name: string; fn: string; where?: string },
   event: 'insert' | 'delete',
 ) {
   const [rows, sign, ref] = event === 'insert' ? ['inserted', '', 'new'] : ['deleted', '-', 'old'];
@@ -56,7 +56,7 @@ export function countTrigger(
     forEach: 'statement' as const,
     expression:
       `create or replace function "${o.fn}"() returns trigger as $$ begin ` +
-      `insert into "${o.counter}" (${o.keys}, "count") select ${o.keys}, ${sign}count(*) from ${rows} group by
+      `insert into "${o.counter}" (${o.keys}, "count") select ${o.keys}, ${sign}count(*) from ${rows}${o.where ? ` where ${o.where}` : ''} group by
           ${o.keys}; ` +
       `return null; end; $$ language plpgsql;\n` +
       `create trigger "${o.name}" after ${event} on "${o.table}" referencing ${ref} table as ${rows} ` +
@@ -66,8 +66,16 @@ export function countTrigger(
 
 export const FOLD_CRON = '* * * * *';
 
-// A listing over `table` (alias `alias`), newest first: `columns` of each row, after optional `joins`.
-export type PageSpec = { table: string; alias: string; counter: Counter; columns: string; joins?: string };
+// A listing over `table` (alias `alias`), newest first: `columns` of each row, after optional `joins`. `rows`: a
+// condition on the table's rows the listing keeps (the counter counts only those; a partial index serves the scan).
+export type PageSpec = {
+  table: string;
+  alias: string;
+  counter: Counter;
+  columns: string;
+  joins?: string;
+  rows?: string;
+};
 
 /**
  * One page, newest first, in one statement: the total from the counter (never a count over the rows), the page's ids
@@ -96,7 +104,7 @@ export async function countedPage<R extends { id: string | null }>(
       left join lateral (
              select id
                from ${table}
-              where ${cond} and n.total > ?
+              where ${cond} and n.total > ?${spec.rows ? ` and ${spec.rows}` : ''}
               order by created_at desc, id desc
               limit ? offset ?
            ) p on true

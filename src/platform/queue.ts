@@ -40,7 +40,23 @@ export type CancelJob = { txid: string; due?: boolean }; // due: a charge with a
 export type RefundJob = { refundId: string };
 export type WithdrawalJob = { withdrawalId: string };
 export type SandboxTransferJob = { idempotencyKey: string; step: 'settle' | 'return' };
-export type CoverJob = { merchantId?: string }; // no merchant: every merchant who owes (the scheduled run)
+export type CoverJob = { merchantId?: string };
+// A recurring charge's call to the PSP (apipix; src/recurring): register its cobr, cancel it, or ask a retry. The
+// request is the acquirer port's RecurringChargeRequest, spelled out (platform imports no module).
+export type RecurringChargeJob =
+  | {
+      op: 'create';
+      request: {
+        txid: string;
+        recId: string;
+        dueDate: string;
+        amount: number;
+        description: string | null;
+        payer: { name: string; document: string };
+      };
+    }
+  | { op: 'cancel'; txid: string }
+  | { op: 'retry'; txid: string; date: string }; // no merchant: every merchant who owes (the scheduled run)
 // One attempt of one delivery. `attempt` is the attempts count the row must still have (a stale or duplicated job
 // finds it moved on and does nothing); `step` is the position in the retry schedule of this run (a replay restarts it).
 export type DeliverJob = { id: string; attempt: number; step: number };
@@ -72,8 +88,10 @@ export const QUEUES = {
   paymentsReconcile: queue('payments.reconcile'), // worker, scheduled: settle payments the acquirer never notified
   infractionsCover: queue<CoverJob>('infractions.cover'), // worker, scheduled: block credits owed to open infractions
   infractionsPoll: queue('infractions.poll'), // worker, scheduled (apipix): open and settle infractions the PSP lists
+  recurringChargeSync: queue<RecurringChargeJob>('recurring_charge.sync'), // worker: a recurring charge's cobr call
   countersFold: queue('counters.fold'), // worker, scheduled: fold the listing counters' +1/-1 rows
   eventsPrune: queue('events.prune'), // worker, scheduled: delete events and delivery logs past the retention window
+  recurringDaily: queue('recurring.daily'), // worker, scheduled hourly: the day's automatic charges and expiries
   mandateRequest: queue<MandateRequestJob>('mandate.request'), // worker: send a PUSH mandate's request (solicrec)
   mandateCancel: queue<MandateCancelJob>('mandate.cancel'), // worker: cancel a mandate at the PSP (merchant's)
   webhookDeliver: queue<DeliverJob>('webhook.deliver'), // daemon: one attempt of one delivery (enqueued with its event)
@@ -111,10 +129,12 @@ const EXPIRE_IN_SECONDS: Record<string, number> = {
   [QUEUES.refundReconcile]: 900,
   [QUEUES.chargeCancel]: 300,
   [QUEUES.paymentsReconcile]: 900,
+  [QUEUES.recurringChargeSync]: 300, // one acquirer call
   [QUEUES.countersFold]: 300,
   [QUEUES.eventsPrune]: 3600, // a backlog of old rows, a thousand per statement
   [QUEUES.infractionsCover]: 300,
   [QUEUES.infractionsPoll]: 900,
+  [QUEUES.recurringDaily]: 1800, // batches of a thousand charges or expiries, a few seconds per hundred thousand
   [QUEUES.mandateRequest]: 300,
   [QUEUES.mandateCancel]: 300,
   [QUEUES.webhookDeliver]: 300, // a batch of POSTs, each bounded by WEBHOOK_TIMEOUT_MS

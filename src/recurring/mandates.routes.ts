@@ -7,15 +7,8 @@ import { validate } from '../platform/validation.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
 import type { MandateStatus } from './mandate.entity.ts';
 import { createMandateRules, listMandatesRules, patchMandateRules } from './mandates.validation.ts';
-import {
-  createMandate,
-  getMandate,
-  listMandates,
-  mandateLocation,
-  patchMandate,
-  requestAgain,
-  type CreateMandateInput,
-} from './mandates.service.ts';
+import { getMandate, listMandates, mandateLocation, patchMandate, requestAgain } from './mandates.service.ts';
+import { createMandate, type CreateMandateInput } from './mandates.create.ts';
 
 const INPUT_FIELDS = [
   'journey',

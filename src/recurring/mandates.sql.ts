@@ -1,10 +1,8 @@
 // Every statement on the mandates table (run through MikroORM: `?` parameters), with its rows. Reads the merchants,
-// pix_keys and charges tables for a new mandate's prerequisites and its DUE_DATE_QR charge, and moves the hidden
-// charges rows and recurring_charges rows of a cancelled mandate (the cascade, in the mandate's transaction).
+// pix_keys and charges tables for a new mandate's prerequisites, its DUE_DATE_QR charge and its recurrence's location.
 import type { PageSpec } from '../platform/counters.ts';
 import { statuses, type Transition } from '../platform/sql.ts';
 import type { AutoCharge, MandateCancellation, MandateHistory, MandateStatus, PayerAccount } from './mandate.entity.ts';
-import type { Attempt, RecurringChargeStatus } from './recurring-charge.entity.ts';
 
 export type Instant = Date | string; // raw SQL returns timestamps as text
 
@@ -72,12 +70,20 @@ export const DUE_DATE_CHARGE = `
      and cu.document = ?
      and not exists (select 1 from mandates x where x.charge_id = c.id and x.status in ('CREATED', 'APPROVED'))`;
 
+// A new mandate, guarded by its merchant's prerequisites (as a charge's insert is): none slips in after the CNPJ, KYC,
+// the acquirer account or the last PIX key went away. Parameters: the 27 values, then the merchant id twice.
 export const INSERT_MANDATE = `
   insert into mandates (id, created_at, updated_at, merchant_id, rec_id, journey, status, customer_name,
                         customer_document, contract, object, frequency, start_date, end_date, amount, min_amount,
                         retry_policy, expires_at, qr_code, location, charge_id, payer_account, request_status,
                         request_id, auto_charge, history, idempotency_key, request_hash)
-  values (?, ?, ?, ?, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?)
+  select ?, ?::timestamptz, ?::timestamptz, ?::uuid, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?::date, ?::date, ?::int, ?::int, ?,
+         ?::timestamptz, ?, ?, ?::uuid, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?
+   where exists (
+         select 1
+           from merchants m
+          where m.id = ? and length(m.document) = 14 and m.kyc_status = 'APPROVED' and m.acquirer_account_id is not null)
+     and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')
   returning ${COLUMNS}`;
 
 export const BY_ID = `
@@ -175,53 +181,6 @@ export const PAGE_OF_CUSTOMER = `
    where ${OF_CUSTOMER}
    order by created_at desc, id desc
    limit ? offset ?`;
-
-// The cascade of a cancelled APPROVED mandate: its recurring charges still CREATED or ACTIVE whose due date is after
-// `today`. Locks their hidden charges rows first, in txid order (lock order: mandate, charge, recurring charge).
-// Parameters: mandate id, today.
-export const LOCK_OPEN_CHARGES = `
-  select c.id
-    from charges c
-    join recurring_charges r on r.charge_id = c.id
-   where r.mandate_id = ?
-     and r.status in ('CREATED', 'ACTIVE')
-     and r.due_date > ?::date
-   order by c.txid
-     for update of c`;
-
-// The hidden charges rows become CANCELED (a later payment is unmatched and returned). Parameter: ids array literal.
-export const CANCEL_HIDDEN_CHARGES = (t: Transition<string>) => `
-  update charges set status = ${statuses([t.to])}, canceled_at = now(), updated_at = now()
-   where id = any(?::uuid[])
-     and status in (${statuses(t.from)})`;
-
-// Their recurring charges CANCELED, the SCHEDULED attempt CANCELED. Parameters: ids array literal, attempt time.
-export const CANCEL_RECURRING = (t: Transition<RecurringChargeStatus>) => `
-  update recurring_charges r set status = ${statuses([t.to])},
-         attempts = (select coalesce(jsonb_agg(case when a->>'status' = 'SCHEDULED' then a || jsonb_build_object('status', 'CANCELED', 'at', ?::text) else a end order by n), '[]'::jsonb) from jsonb_array_elements(r.attempts) with ordinality e(a, n)),
-         updated_at = now()
-   where r.charge_id = any(?::uuid[])
-     and r.status in (${statuses(t.from)})
-  returning r.id, r.txid, r.mandate_id, r.merchant_id, r.charge_id, r.cycle, r.due_date, r.amount, r.description,
-            r.status, r.attempts, r.retries_left, r.paid_at, r.paid_amount, r.fee, r.created_at`;
-export type CanceledRecurringRow = {
-  id: string;
-  txid: string;
-  mandate_id: string;
-  merchant_id: string;
-  charge_id: string;
-  cycle: number;
-  due_date: string;
-  amount: number;
-  description: string | null;
-  status: RecurringChargeStatus;
-  attempts: Attempt[];
-  retries_left: number;
-  paid_at: Instant | null;
-  paid_amount: number | null;
-  fee: number | null;
-  created_at: Instant;
-};
 
 // The payload location of a QR journey's recurrence (GET /pix/rec/:recId): the mandate and its receiver.
 export const REC_LOCATION = `

@@ -4,15 +4,15 @@
 // callbacks and polling (apipix), and the daily expiries.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
-import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
+import type { AcquirerDeps } from '../acquirer/acquirer.ts';
+import { NotFoundError } from '../platform/errors.ts';
 import { transactional } from '../platform/transaction.ts';
-import { pgArray } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
 import { recordEvents, type NewEvent } from '../webhooks/events.ts';
-import { CHARGE_TRANSITIONS } from '../charges/charges.states.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
-import { MANDATE_TRANSITIONS, RECURRING_CHARGE_TRANSITIONS } from './transitions.ts';
+import { MANDATE_TRANSITIONS } from './transitions.ts';
+import { cancelRecurringChargesOfMandate } from './recurring-charges.states.ts';
 import * as sql from './mandates.sql.ts';
 import { mandateView, type MandateView } from './mandates.view.ts';
 
@@ -23,8 +23,6 @@ const T = MANDATE_TRANSITIONS;
 const APPROVE = sql.MOVE(T.approve, 'payer_max_amount');
 const REJECT = sql.MOVE(T.reject, null);
 const CANCEL = sql.MOVE(T.cancel, 'cancellation');
-const CANCEL_HIDDEN = sql.CANCEL_HIDDEN_CHARGES(CHARGE_TRANSITIONS.expire);
-const CANCEL_RECURRING = sql.CANCEL_RECURRING(RECURRING_CHARGE_TRANSITIONS.cancel);
 
 export const MANDATE_NOT_FOUND = 'Autorização não encontrada';
 
@@ -55,7 +53,8 @@ async function settle(
 
 /**
  * The payer approved (sandbox, or the PSP's APROVADA): APPROVED, with the maximum the payer set (a variable mandate's;
- * at least its minAmount, else 422). A PUSH mandate's SENT request becomes ACCEPTED.
+ * the PSP's word is taken as it is, the sandbox payer's is checked against minAmount by its route). A PUSH mandate's
+ * SENT request becomes ACCEPTED.
  */
 export async function approveMandate(
   deps: Deps,
@@ -65,8 +64,6 @@ export async function approveMandate(
   return transactional(em, async (tx) => {
     const m = await read(tx, input.mandateId);
     const max = m.amount === null ? input.payerMaxAmount : null; // a fixed mandate has no payer's maximum
-    if (m.status === 'CREATED' && max !== null && m.min_amount !== null && max < m.min_amount)
-      throw new BusinessRuleError(`payerMaxAmount deve ser maior ou igual a minAmount (${m.min_amount})`);
     const [moved] = await tx.execute<sql.MandateRow[]>(APPROVE, [deps.clock().toISOString(), max, m.id]);
     return settle(deps, tx, m.id, moved, T.approve.event);
   });
@@ -89,11 +86,12 @@ export async function rejectMandate(
 /**
  * Cancelled by the merchant or the payer: CANCELED with `cancellation`. An APPROVED mandate's recurring charges still
  * CREATED or ACTIVE whose due date is after today are cancelled with it (their hidden charges rows CANCELED, their
- * SCHEDULED attempt CANCELED, recurring_charge.canceled each). Lock order: the mandate, its charges' hidden rows
- * (txid order), the recurring rows. The merchant's cancellation is sent to the PSP by the worker.
+ * SCHEDULED attempt CANCELED, recurring_charge.canceled each: cancelRecurringChargesOfMandate, as the merchant's
+ * PATCH of one does). Lock order: the mandate, its charges' hidden rows (txid order), the recurring rows. The merchant's
+ * cancellation is sent to the PSP by the worker.
  */
 export async function cancelMandate(
-  deps: Deps,
+  deps: Deps & Pick<AcquirerDeps, 'acquirer'>, // its recurring charges' cancellation asks the PSP (apipix)
   em: EntityManager,
   input: { mandateId: string; by: 'PAYER' | 'MERCHANT'; reason: string | null },
 ): Promise<MandateChange> {
@@ -103,57 +101,11 @@ export async function cancelMandate(
     const cancellation = JSON.stringify({ by: input.by, reason: input.reason });
     const [moved] = await tx.execute<sql.MandateRow[]>(CANCEL, [at, cancellation, locked.id]);
     if (!moved) return settle(deps, tx, locked.id, moved, T.cancel.event);
-    const charges = locked.status === 'APPROVED' ? await cancelOpenCharges(tx, moved, at, deps.clock()) : [];
-    await recordEvents(
-      tx,
-      deps.boss,
-      charges.map((r) => ({
-        merchantId: r.merchant_id,
-        type: RECURRING_CHARGE_TRANSITIONS.cancel.event,
-        data: canceledChargeView(r, moved.rec_id),
-      })),
-    );
+    if (locked.status === 'APPROVED')
+      await cancelRecurringChargesOfMandate(deps, tx, { mandateId: moved.id, today: saoPauloDate(deps.clock()) });
     if (input.by === 'MERCHANT') await enqueue(deps.boss, tx, QUEUES.mandateCancel, { recId: moved.rec_id });
     return settle(deps, tx, locked.id, moved, T.cancel.event);
   });
-}
-
-// The cascade: the open recurring charges due after today, their hidden charges first (lock order).
-async function cancelOpenCharges(tx: EntityManager, m: sql.MandateRow, at: string, now: Date) {
-  const ids = (await tx.execute<{ id: string }[]>(sql.LOCK_OPEN_CHARGES, [m.id, saoPauloDate(now)])).map((r) => r.id);
-  if (ids.length === 0) return [];
-  await tx.execute(CANCEL_HIDDEN, [pgArray(ids)]);
-  return tx.execute<sql.CanceledRecurringRow[]>(CANCEL_RECURRING, [at, pgArray(ids)]);
-}
-
-// A cancelled recurring charge as its event carries it (components RecurringCharge; never paid, nothing refunded).
-function canceledChargeView(r: sql.CanceledRecurringRow, recId: string) {
-  const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
-  return {
-    id: r.id,
-    txid: r.txid,
-    mandateId: r.mandate_id,
-    recId,
-    cycle: r.cycle,
-    dueDate: r.due_date,
-    amount: r.amount,
-    description: r.description,
-    status: r.status,
-    attempts: r.attempts.map((a) => ({
-      date: a.date,
-      kind: a.kind,
-      status: a.status,
-      failureCode: a.failureCode,
-      endToEndId: a.endToEndId,
-      at: a.at,
-    })),
-    retriesLeft: r.retries_left,
-    paidAt: iso(r.paid_at),
-    paidAmount: r.paid_amount,
-    fee: r.fee,
-    refundedAmount: 0,
-    createdAt: iso(r.created_at),
-  };
 }
 
 // A PUSH mandate's request as the payer's PSP reports it (no event: the mandate's own status carries the outcome).
@@ -162,6 +114,7 @@ export async function setRequestStatus(
   em: EntityManager,
   input: { mandateId: string; status: 'SENT' | 'ACCEPTED' | 'REJECTED' | 'EXPIRED' | 'CANCELED' },
 ): Promise<MandateView> {
+  if (!isUuid(input.mandateId)) throw new NotFoundError(MANDATE_NOT_FOUND);
   const [moved] = await em.execute<sql.MandateRow[]>(sql.SET_REQUEST_STATUS, [
     input.status,
     input.mandateId,

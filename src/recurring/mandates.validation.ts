@@ -1,6 +1,6 @@
 // The rules of the mandates' bodies and queries (contract: Pix Automático, Mandates): each broken one a 400 naming its
 // field. Rules that need the database (the merchant, the DUE_DATE_QR charge) are the service's.
-import { body, type Meta } from 'express-validator';
+import { body, type Meta, type ValidationChain } from 'express-validator';
 import { idempotencyKeyRule, isOneOf, listQueryRules, singleQuery, whenPresent } from '../platform/validation.ts';
 import { calendarDateProblem, dateChecks } from '../platform/dates.ts';
 import { isUuid } from '../platform/base.entity.ts';
@@ -32,28 +32,34 @@ const text = (field: string, max: number, min = 1) =>
     .isLength({ min, max })
     .withMessage(`${field} deve ter de ${min} a ${max} caracteres`);
 
-const document = (field: string) =>
-  body(field)
+const document = (field: string, when?: ValidationChain) =>
+  (when ? body(field).if(when) : body(field))
     .custom(isValidDocument)
     .withMessage(`${field} deve ser um CPF ou CNPJ válido`)
     .customSanitizer(normalizeDocument);
 
-// payerAccount (PUSH): the payer's account at its PSP, where the request is sent.
+// payerAccount (PUSH): the payer's account at its PSP, where the request is sent. Like every whenPresent group, these
+// pass when payerAccount is absent (src/platform/validation.ts).
+const hasPayerAccount = body('payerAccount').custom(isObject);
 const payerAccountRules = [
   body('payerAccount.ispb')
+    .if(hasPayerAccount)
     .matches(/^\d{8}$/)
     .withMessage('payerAccount.ispb deve ter 8 dígitos'),
   body('payerAccount.branch')
+    .if(hasPayerAccount)
     .matches(/^\d{1,4}$/)
     .withMessage('payerAccount.branch deve ter de 1 a 4 dígitos'),
   body('payerAccount.account')
+    .if(hasPayerAccount)
     .matches(/^\d{1,20}$/)
     .withMessage('payerAccount.account deve ter de 1 a 20 dígitos'),
-  document('payerAccount.document'),
+  document('payerAccount.document', hasPayerAccount),
 ];
 
+const hasAutoCharge = body('autoCharge').custom(isObject);
 const autoChargeRules = [
-  body('autoCharge').custom(isObject).withMessage('autoCharge deve ser um objeto').bail(),
+  body('autoCharge').optional({ values: 'null' }).custom(isObject).withMessage('autoCharge deve ser um objeto'),
   body('autoCharge.leadDays')
     .optional({ values: 'null' })
     .custom(integer(WINDOW.minDays, WINDOW.maxDays))
@@ -64,10 +70,12 @@ const autoChargeRules = [
     .withMessage('autoCharge.amount deve ser um inteiro em centavos, mínimo 1'),
   // a variable mandate's automatic charges need their amount; a fixed one's are its amount
   body('autoCharge.amount')
+    .if(hasAutoCharge)
     .if((_v: unknown, meta: Meta) => bodyOf(meta).amount == null)
     .custom((v) => v != null)
     .withMessage('autoCharge.amount é obrigatório numa autorização de valor variável'),
   body('autoCharge.amount')
+    .if(hasAutoCharge)
     .if((_v: unknown, meta: Meta) => bodyOf(meta).amount != null)
     .custom((v, meta) => v == null || v === bodyOf(meta).amount)
     .withMessage('autoCharge.amount deve ser igual a amount numa autorização de valor fixo (ou ausente)'),

@@ -9,7 +9,7 @@ import { listRefunds, requestRefund, type RefundInput } from './refunds.service.
 // JSON integers only ("100" or 1.5 are refused, not coerced); beyond what a charge can be is the service's 422.
 const isAmount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1;
 
-const refundRules = [
+export const refundRules = [
   idempotencyKeyRule,
   body('amount')
     .optional({ values: 'null' })
@@ -31,7 +31,7 @@ const refundRules = [
 ];
 
 // The refund a request asks for: its validated body (null optionals are absent).
-function inputOf(req: Request): RefundInput {
+export function inputOf(req: Request): RefundInput {
   const b = matchedData(req, { locations: ['body'] }) as {
     amount?: number | null;
     reason?: string | null;

@@ -80,6 +80,27 @@ export async function requestRefund(
   input: RefundInput,
   idempotencyKey?: string,
 ) {
+  const { refund, replayed } = await createRefund(
+    deps,
+    em,
+    { merchantId, chargeId, recurring: false },
+    input,
+    idempotencyKey,
+  );
+  return { ...(await creationBody(deps, em, merchantId, refund)), replayed };
+}
+
+/**
+ * The refund of requestRefund, as its row: of a charge, or (`recurring`) of the RECURRING charges row that carries a
+ * recurring charge's money (src/recurring answers with the recurring charge). The same rules and messages.
+ */
+export async function createRefund(
+  deps: Pick<Services, 'boss' | 'config'>,
+  em: EntityManager,
+  { merchantId, chargeId, recurring }: { merchantId: string; chargeId: string; recurring: boolean },
+  input: RefundInput,
+  idempotencyKey?: string,
+): Promise<{ refund: sql.RefundRow; replayed: boolean }> {
   if (!isUuid(chargeId)) throw new NotFoundError(NOT_FOUND);
   const prior = async () => {
     const [r] = (await em.fork().execute<sql.RefundRow[]>(sql.REFUND_BY_KEY, [merchantId, idempotencyKey])).map(
@@ -95,7 +116,7 @@ export async function requestRefund(
       replay: (r) => r,
       create: (requestHash) =>
         transactional(em, async (tx) => {
-          const [c] = await tx.execute<sql.ChargeForRefund[]>(sql.CHARGE_FOR_REFUND, [chargeId, merchantId]);
+          const [c] = await tx.execute<sql.ChargeForRefund[]>(sql.CHARGE_FOR_REFUND, [chargeId, merchantId, recurring]);
           if (!c) throw new NotFoundError(NOT_FOUND);
           if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID);
           if (Date.now() > new Date(c.paid_at!).getTime() + REFUND_WINDOW_DAYS * 86400_000)
@@ -136,7 +157,7 @@ export async function requestRefund(
         }),
     },
   );
-  return { ...(await creationBody(deps, em, merchantId, result)), replayed };
+  return { refund: result, replayed };
 }
 
 /**
@@ -144,17 +165,17 @@ export async function requestRefund(
  * refunds had completed before — and the refund PROCESSING, whatever happened to either since.
  */
 async function creationBody(deps: Pick<Services, 'config'>, em: EntityManager, merchantId: string, r: sql.RefundRow) {
-  const [c] = await em.fork().execute<sql.ChargeForRefund[]>(sql.MERCHANT_CHARGE, [r.charge_id, merchantId]);
+  const [c] = await em.fork().execute<sql.ChargeForRefund[]>(sql.MERCHANT_CHARGE, [r.charge_id, merchantId, false]);
   const charge = { ...c, status: 'PAID' as const, refunded_at: null, refunded_amount: r.refunded_before ?? 0 };
   const refund = { ...r, status: 'PROCESSING' as const, failure_reason: null, completed_at: null, failed_at: null };
   const opts = { publicBaseUrl: deps.config.publicBaseUrl, tracking: true };
   return { charge: chargeRowView(charge, opts), refund: refundView(refund) };
 }
 
-// GET /v1/charges/:id/refunds: every refund of the charge, newest first.
-export async function listRefunds(em: EntityManager, merchantId: string, chargeId: string) {
+// GET /v1/charges/:id/refunds: every refund of the charge, newest first (`recurring`: of a recurring charge's row).
+export async function listRefunds(em: EntityManager, merchantId: string, chargeId: string, recurring = false) {
   if (!isUuid(chargeId)) throw new NotFoundError(NOT_FOUND);
-  const [c] = await em.execute<sql.ChargeForRefund[]>(sql.MERCHANT_CHARGE, [chargeId, merchantId]);
+  const [c] = await em.execute<sql.ChargeForRefund[]>(sql.MERCHANT_CHARGE, [chargeId, merchantId, recurring]);
   if (!c) throw new NotFoundError(NOT_FOUND);
   const rows = await em.execute<sql.RefundRow[]>(sql.CHARGE_REFUNDS, [c.id]);
   return { refunds: rows.map(sql.refundRow).map(refundView) };

@@ -168,14 +168,15 @@ export const FAILED_REFUNDS = `
    order by r.failed_at desc
    limit ?`;
 
-// A merchant's charge with its payer (parameters: charge id, merchant id); CHARGE_FOR_REFUND locks it (a refund
+// A merchant's charge with its payer (parameters: charge id, merchant id, recurring); CHARGE_FOR_REFUND locks it (a refund
 // request serialises on it, as a refund's completion and an infraction do).
 export type ChargeForRefund = MerchantChargeRow & { refunded_amount: number };
+// The last parameter says which kind: a charge (false) or the RECURRING row of a recurring charge (true).
 export const MERCHANT_CHARGE = `
   select c.*, ${PAYER_NAME('c')} as customer_name, cu.document as customer_document
     from charges c
     left join customers cu on cu.id = c.customer_id
-   where c.id = ? and c.merchant_id = ?`;
+   where c.id = ? and c.merchant_id = ? and (c.type = 'RECURRING') = ?`;
 export const CHARGE_FOR_REFUND = `${MERCHANT_CHARGE}
      for update of c`;
 
