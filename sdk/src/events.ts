@@ -51,8 +51,8 @@ export type EventData = {
   'recurring_charge.failed': Schemas['RecurringCharge'];
   'recurring_charge.canceled': Schemas['RecurringCharge'];
   'recurring_charge.expired': Schemas['RecurringCharge'];
-  // after a completed refund: `refundedAmount` includes it
-  'recurring_charge.refunded': Schemas['RecurringCharge'];
+  // after a completed refund (`refundedAmount` includes it), and that refund (null when an accepted MED refunded it)
+  'recurring_charge.refunded': Schemas['RecurringCharge'] & { refund: Schemas['Refund'] | null };
 };
 
 // One delivered (or streamed) event: `{ id, event, createdAt, data }`, a union discriminated by `event`, so
