@@ -20,7 +20,7 @@ Usage:
       (Standard Webhooks) with the secret it prints at start (or --secret). Resumes after a dropped connection.
   pix-payments trigger <event>
       Makes the sandbox produce <event>:
-${EVENT_NAMES.map((e) => `        ${e.padEnd(28)} ${RECIPES[e].does}`).join('\n')}
+${EVENT_NAMES.map((e) => `        ${e.padEnd(32)} ${RECIPES[e].does}`).join('\n')}
 
 Credentials and options:
   PIX_TOKEN=<jwt or lk_ key>   the credential (--token <...> works too, but shows in \`ps\`)

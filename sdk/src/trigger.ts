@@ -83,9 +83,87 @@ async function infraction(ctx: Ctx) {
   return infraction;
 }
 
+// Pix Automático (the merchant must have a CNPJ). Dates are São Paulo calendar days, `days` from today (São Paulo
+// has kept one offset all year since 2019).
+const saoPauloDay = (days: number): string =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(Date.now() + days * 86_400_000);
+const PAYER = { name: 'Pagador pix-payments trigger', document: '52998224725' };
+
+// A weekly QR mandate of R$ 10,00 from the day after tomorrow, approved by the sandbox's payer.
+async function approvedMandate(ctx: Ctx, retryPolicy: 'NONE' | 'THREE_IN_SEVEN_DAYS' = 'NONE') {
+  const mandate = await newMandate(ctx, retryPolicy);
+  must(
+    await ctx.client.POST('/v1/sandbox/mandates/{id}/approve', { params: { path: { id: mandate.id } } }),
+    'approving it in the sandbox',
+  );
+  const eventId = await eventOf(ctx, 'mandate.approved', mandate.id);
+  ctx.log(`mandate ${mandate.id} created and approved by the payer (mandate.approved ${eventId})`);
+  return mandate;
+}
+
+async function newMandate(ctx: Ctx, retryPolicy: 'NONE' | 'THREE_IN_SEVEN_DAYS' = 'NONE') {
+  const { mandate } = must(
+    await ctx.client.POST('/v1/mandates', {
+      body: {
+        journey: 'QR',
+        customer: PAYER,
+        contract: randomUUID().slice(0, 35),
+        object: DESCRIPTION,
+        frequency: 'WEEKLY',
+        startDate: saoPauloDay(2),
+        amount: 1000,
+        retryPolicy,
+      },
+    }),
+    'creating a mandate (Pix Automático needs a merchant with a CNPJ)',
+  );
+  return mandate;
+}
+
+// The mandate's first charge, due the day after tomorrow (the earliest the rules allow); ACTIVE in the sandbox.
+async function recurringCharge(ctx: Ctx, retryPolicy: 'NONE' | 'THREE_IN_SEVEN_DAYS' = 'NONE') {
+  const mandate = await approvedMandate(ctx, retryPolicy);
+  const { recurringCharge } = must(
+    await ctx.client.POST('/v1/mandates/{id}/charges', {
+      params: { path: { id: mandate.id } },
+      body: { dueDate: saoPauloDay(2), amount: 1000, description: DESCRIPTION },
+    }),
+    'creating a recurring charge',
+  );
+  ctx.log(`recurring charge ${recurringCharge.id} due ${recurringCharge.dueDate} created`);
+  return recurringCharge;
+}
+
+// The sandbox's payer's bank settles the charge's scheduled attempt now.
+async function attempt(ctx: Ctx, id: string, outcome: 'PAID' | 'REJECTED', failureCode?: string) {
+  must(
+    await ctx.client.POST('/v1/sandbox/recurring-charges/{id}/attempt', {
+      params: { path: { id } },
+      body: { outcome, ...(failureCode && { failureCode }) },
+    }),
+    'settling its attempt in the sandbox',
+  );
+  ctx.log(`its attempt ${outcome}${failureCode ? ` (${failureCode})` : ''}`);
+}
+
+async function paidRecurringCharge(ctx: Ctx) {
+  const charge = await recurringCharge(ctx);
+  await attempt(ctx, charge.id, 'PAID');
+  await eventOf(ctx, 'recurring_charge.paid', charge.id);
+  return charge;
+}
+
+// The events only the daily job makes (a day's expiries): no API call makes a day pass.
+const dailyJobOnly = (event: string, what: string, day: string) => async () => {
+  throw new TriggerError(
+    `${event} comes from the daily job (${what}), which no API call runs: on a sandbox service, ` +
+      `\`npm run ops -- recurring:run --date ${day}\` runs that day's job now`,
+  );
+};
+
 type Recipe = { does: string; run: (ctx: Ctx) => Promise<{ resourceId: string }> };
 
-// How the sandbox produces each of the nine events.
+// How the sandbox produces each event.
 export const RECIPES: Record<EventName, Recipe> = {
   'charge.paid': {
     does: 'creates a charge of R$ 10,00 and pays it in the sandbox',
@@ -154,6 +232,97 @@ export const RECIPES: Record<EventName, Recipe> = {
         'infraction.refund_completed follows an ACCEPTED infraction, which only the operator decides: run ' +
           '`pix-payments trigger infraction.received`, then on the service `npm run ops -- infraction:accept --id <id>`',
       );
+    },
+  },
+  'mandate.approved': {
+    does: "creates a weekly QR mandate of R$ 10,00 (Pix Automático) and the sandbox's payer approves it",
+    run: async (ctx) => ({ resourceId: (await approvedMandate(ctx)).id }),
+  },
+  'mandate.rejected': {
+    does: "creates a weekly QR mandate and the sandbox's payer refuses it",
+    run: async (ctx) => {
+      const mandate = await newMandate(ctx);
+      must(
+        await ctx.client.POST('/v1/sandbox/mandates/{id}/reject', { params: { path: { id: mandate.id } } }),
+        'rejecting it in the sandbox',
+      );
+      ctx.log(`mandate ${mandate.id} created and rejected by the payer`);
+      return { resourceId: mandate.id };
+    },
+  },
+  'mandate.canceled': {
+    does: 'creates and approves a mandate, then cancels it (as the merchant)',
+    run: async (ctx) => {
+      const mandate = await approvedMandate(ctx);
+      must(
+        await ctx.client.PATCH('/v1/mandates/{id}', {
+          params: { path: { id: mandate.id } },
+          body: { status: 'CANCELED', reason: DESCRIPTION },
+        }),
+        'cancelling the mandate',
+      );
+      return { resourceId: mandate.id };
+    },
+  },
+  'mandate.expired': {
+    does: 'not by itself: a mandate expires in the daily job (not approved by expiresAt, or past its endDate)',
+    run: dailyJobOnly(
+      'mandate.expired',
+      'a mandate not approved by its expiresAt, or past its endDate',
+      "<the day after the mandate's expiresAt or endDate>",
+    ),
+  },
+  'recurring_charge.paid': {
+    does: "creates and approves a mandate, creates its first recurring charge, and the payer's bank pays it",
+    run: async (ctx) => ({ resourceId: (await paidRecurringCharge(ctx)).id }),
+  },
+  'recurring_charge.attempt_failed': {
+    does: "as above with retries allowed; the payer's bank refuses the debit (AM04): the charge can be retried",
+    run: async (ctx) => {
+      const charge = await recurringCharge(ctx, 'THREE_IN_SEVEN_DAYS');
+      await attempt(ctx, charge.id, 'REJECTED', 'AM04');
+      return { resourceId: charge.id };
+    },
+  },
+  'recurring_charge.failed': {
+    does: "as above without retries; the payer's bank refuses the debit (AM04): the charge fails",
+    run: async (ctx) => {
+      const charge = await recurringCharge(ctx, 'NONE');
+      await attempt(ctx, charge.id, 'REJECTED', 'AM04');
+      return { resourceId: charge.id };
+    },
+  },
+  'recurring_charge.canceled': {
+    does: 'creates a recurring charge as above, then cancels it before its due date',
+    run: async (ctx) => {
+      const charge = await recurringCharge(ctx);
+      must(
+        await ctx.client.PATCH('/v1/recurring-charges/{id}', {
+          params: { path: { id: charge.id } },
+          body: { status: 'CANCELED' },
+        }),
+        'cancelling the recurring charge',
+      );
+      return { resourceId: charge.id };
+    },
+  },
+  'recurring_charge.expired': {
+    does: 'not by itself: a recurring charge unpaid by dueDate + 7 expires in the daily job of dueDate + 8',
+    run: dailyJobOnly(
+      'recurring_charge.expired',
+      'a recurring charge with retries allowed, unpaid by dueDate + 7',
+      '<its dueDate + 8>',
+    ),
+  },
+  'recurring_charge.refunded': {
+    does: 'pays a recurring charge as above, then refunds all of it',
+    run: async (ctx) => {
+      const charge = await paidRecurringCharge(ctx);
+      must(
+        await ctx.client.POST('/v1/recurring-charges/{id}/refunds', { params: { path: { id: charge.id } }, body: {} }),
+        'refunding the recurring charge',
+      );
+      return { resourceId: charge.id };
     },
   },
 };

@@ -163,9 +163,13 @@ test('trigger charge.paid creates a charge and pays it in the sandbox; the API r
   t.is(event.data.description, 'pix-payments trigger');
 });
 
-test('trigger produces each event the sandbox can; infraction.refund_completed is explained, not faked', async (t) => {
-  const { pix, apiKey } = await integrator(app);
-  const producible = EVENT_NAMES.filter((e) => e !== 'infraction.refund_completed');
+// Made by the operator (an infraction accepted) or by the daily job of a later day (the expiries): explained, not faked.
+const NOT_BY_THE_API = ['infraction.refund_completed', 'mandate.expired', 'recurring_charge.expired'];
+
+test('trigger produces each event the sandbox can, Pix Automático included; the others are explained, not faked', async (t) => {
+  t.timeout(240_000);
+  const { pix, apiKey } = await integrator(app, { company: true });
+  const producible = EVENT_NAMES.filter((e) => !NOT_BY_THE_API.includes(e));
   for (const name of producible) {
     const { eventId, resourceId } = await trigger(pix, name);
     const { event } = (await pix.GET('/v1/events/{id}', { params: { path: { id: eventId } } })).data!;
@@ -181,6 +185,13 @@ test('trigger produces each event the sandbox can; infraction.refund_completed i
   });
   t.is(await operatorOnly.exited, 1);
   t.regex(operatorOnly.err, /infraction:accept/);
+  for (const expiry of ['mandate.expired', 'recurring_charge.expired']) {
+    const dailyJob = cli(['trigger', expiry], { PIX_TOKEN: apiKey, PIX_BASE_URL: app.baseUrl });
+    t.is(await dailyJob.exited, 1);
+    t.regex(dailyJob.err, /npm run ops -- recurring:run --date/);
+  }
+  const events = (await pix.GET('/v1/events', { params: { query: { limit: 100 } } })).data!.total;
+  t.is(events, seen.length, 'the explanations made nothing');
   const unknown = cli(['trigger', 'charge.created'], { PIX_TOKEN: apiKey, PIX_BASE_URL: app.baseUrl });
   t.is(await unknown.exited, 2);
   t.regex(unknown.err, /trigger needs one of: charge\.paid/);
