@@ -1,5 +1,5 @@
 // A Pix Automático mandate (API Pix recorrência): the payer's standing approval for the merchant to charge each cycle.
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Charge } from '../charges/charge.entity.ts';
@@ -123,8 +123,6 @@ export const Mandate = defineEntity({
     requestHash: p.string().length(64).nullable(),
   },
 });
-
-export type IMandate = InferEntity<typeof Mandate>;
 
 export const MandateCount = defineEntity({
   name: 'MandateCount',

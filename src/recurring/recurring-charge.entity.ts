@@ -1,5 +1,5 @@
 // One cycle's charge of a Pix Automático mandate (API Pix cobrança recorrente, cobr) and its attempts (tentativas).
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Charge } from '../charges/charge.entity.ts';
@@ -102,8 +102,6 @@ export const RecurringCharge = defineEntity({
     requestHash: p.string().length(64).nullable(),
   },
 });
-
-export type IRecurringCharge = InferEntity<typeof RecurringCharge>;
 
 export const RecurringChargeCount = defineEntity({
   name: 'RecurringChargeCount',
