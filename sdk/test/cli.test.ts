@@ -35,7 +35,8 @@ function cli(args: string[], env: Record<string, string> = {}) {
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  // 'close', not 'exit': the exit may come before the last of stderr was read
+  const exited = once(child, 'close').then(([code]) => code as number | null);
   cleanups.push(() => void child.kill('SIGKILL'));
   return {
     exited,
