@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Customer } from './customer.entity.ts';
-import { countTrigger } from '../platform/counters.ts';
+import { merchantStatusCounts } from '../platform/counters.ts';
 import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
 import type { Components } from './due-date.ts';
 import type { ChargeSplit } from './splits.ts';
@@ -19,36 +19,12 @@ export type ChargeType = (typeof CHARGE_TYPES)[number];
 // status changes. Declared here so MikroORM's schema diff knows them; created by the charge_counts migrations. A
 // RECURRING row (the money of a recurring charge) is never counted (Migration20261202100000_hidden_charges).
 export const LISTED = `"type" <> 'RECURRING'`;
-const count = (event: 'insert' | 'delete') =>
-  countTrigger(
-    {
-      table: 'charges',
-      counter: 'charge_counts',
-      keys: '"merchant_id", "status"',
-      name: `charge_counts_${event}`,
-      fn: `charge_counts_${event}_fn`,
-      where: LISTED,
-    },
-    event,
-  );
-
-export const CHARGE_TRIGGERS = [
-  count('insert'),
-  count('delete'),
-  {
-    name: 'charge_counts_status',
-    timing: 'after' as const,
-    events: ['update' as const],
-    forEach: 'row' as const,
-    expression:
-      `create or replace function "charge_counts_status_fn"() returns trigger as $$ begin ` +
-      `if new."type" = 'RECURRING' then return null; end if; ` +
-      `insert into "charge_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); ` +
-      `return null; end; $$ language plpgsql;\n` +
-      `create trigger "charge_counts_status" after update of "status" on "charges" for each row when (old."status" is distinct from new."status") ` +
-      `execute function "charge_counts_status_fn"();`,
-  },
-];
+export const CHARGE_TRIGGERS = merchantStatusCounts({
+  table: 'charges',
+  counter: 'charge_counts',
+  where: LISTED,
+  skip: `new."type" = 'RECURRING'`,
+});
 
 // fee is the platform's split, fixed when the charge is created; the merchant is credited amount - fee. A due-date
 // charge is paid the amount due on the payment's day (paidAmount): its fee is computed then, on paidAmount, with the

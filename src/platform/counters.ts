@@ -64,6 +64,39 @@ export function countTrigger(
   };
 }
 
+/**
+ * The three triggers that keep a `counter` of a table's rows per (merchant_id, status) exact: `countTrigger` for
+ * inserts and deletes (only the rows that match `where`), and a row trigger that moves one count from a row's old
+ * status to its new one (none when `skip`, a condition on `new`, holds). Names: `<counter>_<insert|delete|status>`.
+ */
+export function merchantStatusCounts(o: { table: string; counter: string; where?: string; skip?: string }) {
+  const keys = '"merchant_id", "status"';
+  const name = (event: string) => `${o.counter}_${event}`;
+  const count = (event: 'insert' | 'delete') =>
+    countTrigger(
+      { table: o.table, counter: o.counter, keys, name: name(event), fn: `${name(event)}_fn`, where: o.where },
+      event,
+    );
+  const status = name('status');
+  return [
+    count('insert'),
+    count('delete'),
+    {
+      name: status,
+      timing: 'after' as const,
+      events: ['update' as const],
+      forEach: 'row' as const,
+      expression:
+        `create or replace function "${status}_fn"() returns trigger as $$ begin ` +
+        (o.skip ? `if ${o.skip} then return null; end if; ` : '') +
+        `insert into "${o.counter}" (${keys}, "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); ` +
+        `return null; end; $$ language plpgsql;\n` +
+        `create trigger "${status}" after update of "status" on "${o.table}" for each row when (old."status" is distinct from new."status") ` +
+        `execute function "${status}_fn"();`,
+    },
+  ];
+}
+
 export const FOLD_CRON = '* * * * *';
 
 // A listing over `table` (alias `alias`), newest first: `columns` of each row, after optional `joins`. `rows`: a

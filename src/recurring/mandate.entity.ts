@@ -3,7 +3,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Charge } from '../charges/charge.entity.ts';
-import { countTrigger } from '../platform/counters.ts';
+import { merchantStatusCounts } from '../platform/counters.ts';
 
 export const MANDATE_STATUSES = ['CREATED', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELED'] as const;
 export type MandateStatus = (typeof MANDATE_STATUSES)[number];
@@ -17,34 +17,7 @@ export type MandateCancellation = { by: 'PAYER' | 'MERCHANT'; reason: string | n
 export type PayerAccount = { ispb: string; branch: string; account: string; document: string };
 export type AutoCharge = { amount: number | null; leadDays: number };
 
-const count = (event: 'insert' | 'delete') =>
-  countTrigger(
-    {
-      table: 'mandates',
-      counter: 'mandate_counts',
-      keys: '"merchant_id", "status"',
-      name: `mandate_counts_${event}`,
-      fn: `mandate_counts_${event}_fn`,
-    },
-    event,
-  );
-
-export const MANDATE_TRIGGERS = [
-  count('insert'),
-  count('delete'),
-  {
-    name: 'mandate_counts_status',
-    timing: 'after' as const,
-    events: ['update' as const],
-    forEach: 'row' as const,
-    expression:
-      `create or replace function "mandate_counts_status_fn"() returns trigger as $$ begin ` +
-      `insert into "mandate_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); ` +
-      `return null; end; $$ language plpgsql;\n` +
-      `create trigger "mandate_counts_status" after update of "status" on "mandates" for each row when (old."status" is distinct from new."status") ` +
-      `execute function "mandate_counts_status_fn"();`,
-  },
-];
+export const MANDATE_TRIGGERS = merchantStatusCounts({ table: 'mandates', counter: 'mandate_counts' });
 
 // `recId`: the recorrência's id, made by the receiver's PSP. `chargeId`: the charge paid with the approval
 // (QR_WITH_PAYMENT, DUE_DATE_QR). `autoCharge`: the worker creates each cycle's charge by itself; `nextCycle` is the

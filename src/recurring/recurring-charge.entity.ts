@@ -3,7 +3,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Charge } from '../charges/charge.entity.ts';
-import { countTrigger } from '../platform/counters.ts';
+import { merchantStatusCounts } from '../platform/counters.ts';
 import { Mandate } from './mandate.entity.ts';
 
 export const RECURRING_CHARGE_STATUSES = ['CREATED', 'ACTIVE', 'PAID', 'FAILED', 'CANCELED', 'EXPIRED'] as const;
@@ -19,34 +19,10 @@ export type Attempt = {
   at: string;
 };
 
-const count = (event: 'insert' | 'delete') =>
-  countTrigger(
-    {
-      table: 'recurring_charges',
-      counter: 'recurring_charge_counts',
-      keys: '"merchant_id", "status"',
-      name: `recurring_charge_counts_${event}`,
-      fn: `recurring_charge_counts_${event}_fn`,
-    },
-    event,
-  );
-
-export const RECURRING_CHARGE_TRIGGERS = [
-  count('insert'),
-  count('delete'),
-  {
-    name: 'recurring_charge_counts_status',
-    timing: 'after' as const,
-    events: ['update' as const],
-    forEach: 'row' as const,
-    expression:
-      `create or replace function "recurring_charge_counts_status_fn"() returns trigger as $$ begin ` +
-      `insert into "recurring_charge_counts" ("merchant_id", "status", "count") values (old."merchant_id", old."status", -1), (new."merchant_id", new."status", 1); ` +
-      `return null; end; $$ language plpgsql;\n` +
-      `create trigger "recurring_charge_counts_status" after update of "status" on "recurring_charges" for each row when (old."status" is distinct from new."status") ` +
-      `execute function "recurring_charge_counts_status_fn"();`,
-  },
-];
+export const RECURRING_CHARGE_TRIGGERS = merchantStatusCounts({
+  table: 'recurring_charges',
+  counter: 'recurring_charge_counts',
+});
 
 // `charge`: the charges row (type RECURRING, never listed or shown as a charge) that carries the money: the payment
 // settles it (src/payments), refunds and MED work on it. `attempts` in order, changed only under this row's lock.
