@@ -10,6 +10,7 @@ import { plusDays } from '../src/recurring/calendar.ts';
 import { verifyLedger } from '../src/ledger/ledger.ops.ts';
 import { acquirerCommands } from '../src/acquirer/acquirer.ops.ts';
 import { pollRecurring } from '../src/recurring/recurring.poll.ts';
+import { cnpj } from './support/recurring.ts';
 
 // Pix Automático with ACQUIRER=apipix against the PSP stub: the API, a worker, and the PSP calling back (Pix, rec and
 // cobr webhooks) over real HTTP. The payer's side is the stub's. Serial: the stub's failures and webhooks are global.
@@ -45,18 +46,6 @@ test.afterEach.always((t) => {
 const sql = <T = Record<string, unknown>>(q: string, params: unknown[] = []) =>
   app.orm.em.fork().execute<T[]>(q, params);
 const today = () => saoPauloDate(new Date());
-
-function cnpj(): string {
-  const d = Array.from({ length: 8 }, () => Math.floor(Math.random() * 10)).concat([0, 0, 0, 1]);
-  for (const weights of [
-    [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
-    [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
-  ]) {
-    const r = weights.reduce((s, w, i) => s + w * d[i], 0) % 11;
-    d.push(r < 2 ? 0 : 11 - r);
-  }
-  return d.join('');
-}
 
 async function company() {
   const m = await createMerchant(app, { kyc: 'APPROVED', acquirer: true, pixKey: true });

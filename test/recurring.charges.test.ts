@@ -18,7 +18,7 @@ import {
 } from '../src/recurring/recurring-charges.states.ts';
 import { QUEUES } from '../src/platform/queue.ts';
 import { platformFee } from '../src/merchants/merchants.service.ts';
-import { approvedMandate, company, mandateBody, recurringCharge, type Company } from './recurring.helpers.ts';
+import { approvedMandate, company, mandateBody, recurringCharge, type Company } from './support/recurring.ts';
 
 type Json = Record<string, any>;
 // The clock every rule reads (São Paulo "today"); tests that need another day move it and put it back.

@@ -12,6 +12,7 @@ import { setRequestStatus, mandateIdByRecId } from '../src/recurring/mandates.st
 import { AcquirerUnavailableError } from '../src/acquirer/errors.ts';
 import { foldCounters } from '../src/platform/counters.ts';
 import { MANDATE_PAGE } from '../src/recurring/mandates.sql.ts';
+import { cnpj } from './support/recurring.ts';
 
 // The clock every rule reads (São Paulo "today"); tests that need another day move it.
 const now = new Date();
@@ -28,19 +29,6 @@ test.after.always(async () => {
 
 const today = () => saoPauloDate(now);
 const sql = <T = any>(q: string, params: unknown[] = []) => app.orm.em.fork().execute<T[]>(q, params);
-
-// A valid CNPJ (check digits computed), so every merchant can have its own.
-function cnpj(): string {
-  const d = Array.from({ length: 8 }, () => Math.floor(Math.random() * 10)).concat([0, 0, 0, 1]);
-  for (const weights of [
-    [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
-    [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
-  ]) {
-    const r = weights.reduce((s, w, i) => s + w * d[i], 0) % 11;
-    d.push(r < 2 ? 0 : 11 - r);
-  }
-  return d.join('');
-}
 
 // A merchant with a CNPJ (registered, then its document changed operator-side), onboarded unless told otherwise.
 async function company(opts: MerchantOptions = { kyc: 'APPROVED', acquirer: true, pixKey: true }) {

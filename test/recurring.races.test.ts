@@ -9,7 +9,7 @@ import { verifyLedger } from '../src/ledger/ledger.ops.ts';
 import { settlePayments } from '../src/payments/settlement.ts';
 import { sandboxEndToEndId } from '../src/acquirer/sandbox.ts';
 import { activateRecurringCharge, attemptRejected } from '../src/recurring/recurring-charges.states.ts';
-import { approvedMandate, company, recurringCharge, type Company } from './recurring.helpers.ts';
+import { approvedMandate, company, recurringCharge, type Company } from './support/recurring.ts';
 
 type Json = Record<string, any>;
 const now = new Date();
