@@ -3,32 +3,10 @@
 // test/validation.groups.test.ts).
 import test from 'ava';
 import fc from 'fast-check';
-import { validationResult, type ValidationChain } from 'express-validator';
-import type { Request, RequestHandler } from 'express';
+import { flat, grouped, type Step } from './support/validation-groups.ts';
 import { createMandateRules } from '../src/recurring/mandates.validation.ts';
 
 const today = () => '2026-11-26';
-type Step = ValidationChain | (RequestHandler & { chains?: ValidationChain[] });
-const request = (body: unknown) =>
-  ({ body: structuredClone(body), headers: {}, query: {}, params: {}, cookies: {} }) as unknown as Request;
-
-async function grouped(steps: Step[], body: unknown) {
-  const req = request(body);
-  for (const step of steps) {
-    if ('chains' in step && step.chains)
-      await new Promise<void>((next) => (step as RequestHandler)(req, {} as never, () => next()));
-    else await (step as ValidationChain).run(req);
-  }
-  return { errors: validationResult(req).array(), body: req.body as unknown };
-}
-
-async function flat(steps: Step[], body: unknown) {
-  const req = request(body);
-  for (const step of steps)
-    for (const chain of 'chains' in step && step.chains ? step.chains : [step])
-      await (chain as ValidationChain).run(req);
-  return { errors: validationResult(req).array(), body: req.body as unknown };
-}
 
 const small = fc.oneof(fc.integer({ min: -5, max: 20_000 }), fc.constant('100'), fc.constant(1.5), fc.constant(null));
 const body = fc.record(

@@ -3,34 +3,10 @@
 // every chain of POST /v1/charges in order, as before the grouping.
 import test from 'ava';
 import fc from 'fast-check';
-import { validationResult, type ValidationChain } from 'express-validator';
-import type { Request, RequestHandler } from 'express';
+import { flat, grouped, type Step } from './support/validation-groups.ts';
 import { createChargeRules } from '../src/charges/charges.validation.ts';
 
 const today = () => '2026-11-26';
-
-type Step = ValidationChain | (RequestHandler & { chains?: ValidationChain[] });
-
-const request = (body: unknown) =>
-  ({ body: structuredClone(body), headers: {}, query: {}, params: {}, cookies: {} }) as unknown as Request;
-
-async function grouped(steps: Step[], body: unknown) {
-  const req = request(body);
-  for (const step of steps) {
-    if ('chains' in step && step.chains)
-      await new Promise<void>((next) => (step as RequestHandler)(req, {} as never, () => next()));
-    else await (step as ValidationChain).run(req);
-  }
-  return { errors: validationResult(req).array(), body: req.body as unknown };
-}
-
-async function flat(steps: Step[], body: unknown) {
-  const req = request(body);
-  for (const step of steps)
-    for (const chain of 'chains' in step && step.chains ? step.chains : [step])
-      await (chain as ValidationChain).run(req);
-  return { errors: validationResult(req).array(), body: req.body as unknown };
-}
 
 const date = fc.oneof(
   fc.constantFrom('2026-11-26', '2026-12-10', '2026-12-05', '2025-01-01', '2026-02-30', 'amanhã', '2040-01-01'),
