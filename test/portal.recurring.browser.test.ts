@@ -483,6 +483,8 @@ test.serial(
     await page.getByRole('button', { name: 'Próxima' }).click();
     await page.getByText('Página 2 de 2').waitFor();
     await loaded(page);
+    // the pager may show page 2 before its rows arrive: wait for the oldest mandate, then count
+    await page.locator('table.list tbody tr', { hasText: 'Cliente 01' }).waitFor();
     t.is(await page.locator('table.list tbody tr').count(), 1);
 
     await page.locator('table.list').getByRole('link').first().click();
