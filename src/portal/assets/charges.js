@@ -9,6 +9,7 @@ import {
   Loading,
   Page,
   Pager,
+  StatusFilter,
   Success,
   Table,
   useAction,
@@ -28,20 +29,15 @@ export function Charges() {
     <section aria-labelledby="lista-cobrancas">
       <div class="section-head">
         <h2 id="lista-cobrancas">Suas cobranças</h2>
-        <div class="field inline">
-          <label for="filtro-status">Status</label>
-          <select
-            id="filtro-status"
-            value=${status}
-            onChange=${(e) => {
-              setStatus(e.currentTarget.value);
-              setPage(1);
-            }}
-          >
-            <option value="">Todas</option>
-            ${Object.entries(CHARGE_STATUS).map(([v, label]) => html`<option value=${v}>${label}</option>`)}
-          </select>
-        </div>
+        <${StatusFilter}
+          id="filtro-status"
+          value=${status}
+          labels=${CHARGE_STATUS}
+          onChange=${(v) => {
+            setStatus(v);
+            setPage(1);
+          }}
+        />
       </div>
       <${Loading} state=${state}>
         ${(data) =>

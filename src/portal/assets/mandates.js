@@ -2,7 +2,7 @@
 // page is mandate.js.
 import { html, useState } from './lib.js';
 import { get, query } from './api.js';
-import { Badge, Field, Loading, Page, Pager, Table, useLoad } from './ui.js';
+import { Badge, Field, Loading, Page, Pager, StatusFilter, Table, useLoad } from './ui.js';
 import { FREQUENCY, MANDATE_STATUS, dateTime, money } from './format.js';
 import { NewMandate } from './mandate-form.js';
 
@@ -41,20 +41,15 @@ export function Mandates() {
           />
           <button type="submit" class="button secondary">Buscar</button>
         </form>
-        <div class="field inline">
-          <label for="filtro-autorizacoes">Status</label>
-          <select
-            id="filtro-autorizacoes"
-            value=${status}
-            onChange=${(e) => {
-              setStatus(e.currentTarget.value);
-              setPage(1);
-            }}
-          >
-            <option value="">Todas</option>
-            ${Object.entries(MANDATE_STATUS).map(([v, label]) => html`<option value=${v}>${label}</option>`)}
-          </select>
-        </div>
+        <${StatusFilter}
+          id="filtro-autorizacoes"
+          value=${status}
+          labels=${MANDATE_STATUS}
+          onChange=${(v) => {
+            setStatus(v);
+            setPage(1);
+          }}
+        />
       </div>
       <${Loading} state=${state}>
         ${(data) =>

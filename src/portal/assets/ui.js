@@ -80,6 +80,16 @@ export function Field({ id, label, hint, children, ...input }) {
   </div>`;
 }
 
+// A listing's status filter: "Todas" or one of `labels`; a change goes back to the first page (onChange).
+export const StatusFilter = ({ id, value, labels, onChange }) =>
+  html`<div class="field inline">
+    <label for=${id}>Status</label>
+    <select id=${id} value=${value} onChange=${(e) => onChange(e.currentTarget.value)}>
+      <option value="">Todas</option>
+      ${Object.entries(labels).map(([v, label]) => html`<option value=${v}>${label}</option>`)}
+    </select>
+  </div>`;
+
 export const Badge = ({ status, labels }) =>
   html`<span class="badge" data-tone=${tone(status)}>${labels[status] ?? status}</span>`;
 
