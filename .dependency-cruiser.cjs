@@ -22,6 +22,7 @@ const MAY_IMPORT = {
   recurring: ['refunds', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   payments: [
     'recurring',
+    'pix-keys', // the sandbox's onboarding gives a merchant its first key
     'refunds',
     'infractions',
     'charges',

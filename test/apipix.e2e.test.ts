@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startTestApp, startBackground, type TestApp } from './support/app.ts';
-import { createOnboardedMerchant } from './support/factories.ts';
+import { createMerchant, createOnboardedMerchant } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
 import { client } from './support/client.ts';
 import { apiPixEnv, startApiPixStub, type ApiPixStub } from './support/apipix/stub.ts';
@@ -303,6 +303,9 @@ test.serial('the sandbox routes do not exist with a real PSP', async (t) => {
   const m = await createOnboardedMerchant(app);
   const c = await charge(m.http, 100);
   t.is((await m.http.post(`/v1/sandbox/charges/${c.id}/pay`)).status, 404);
+  const fresh = await createMerchant(app);
+  t.is((await fresh.http.post('/v1/sandbox/onboarding')).status, 404, 'no self-onboarding with a real PSP');
+  t.is((await fresh.http.get('/v1/merchants/me')).body.merchant.kycStatus, 'PENDING');
 });
 
 test.serial(

@@ -788,6 +788,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/onboarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate the test account (sandbox)
+         * @description Test deployments only (404 `Rota não encontrada` otherwise). JWT only (the portal's `Ativar conta de testes`).
+         *     Readies the caller's merchant to take charges, as an operator would (`kyc:approve`, `acquirer:configure`, a
+         *     PIX key): approves its KYC, configures a sandbox receiving account (`sandbox-…`) when it has none, and creates
+         *     an `ACTIVE` random key (`CHAVE_ALEATORIA`, a UUID; `pixkey.updated` event) when it has no `ACTIVE` key of any
+         *     type. Idempotent: what is already done stays as it is (the same account, no second key), also for calls at
+         *     the same time (one transaction under the merchant's lock). A KYC the operator rejected stays rejected (422):
+         *     the sandbox does not overturn an operator's decision; a blocked merchant gets the 403 of every call.
+         */
+        post: operations["sandboxOnboarding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/charges/{id}/infraction": {
         parameters: {
             query?: never;
@@ -6864,6 +6890,80 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sandboxOnboarding: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
+                "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The merchant, ready to take charges. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "merchant": {
+                     *         "id": "01a21487-07b2-7488-8521-3adc9dfbea0a",
+                     *         "name": "Loja Teste",
+                     *         "document": "54263186974",
+                     *         "status": "ACTIVE",
+                     *         "kycStatus": "APPROVED",
+                     *         "acquirerConfigured": true,
+                     *         "fee": {
+                     *           "bps": 99,
+                     *           "fixed": 0
+                     *         },
+                     *         "createdAt": "2026-11-25T21:05:23.378Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        merchant: components["schemas"]["Merchant"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenJwtOnly"];
+            404: components["responses"]["MerchantNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The merchant's KYC was rejected by the operator. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "O KYC desta conta foi reprovado pela operação: a ativação da conta de testes não o aprova de novo"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        message?: "O KYC desta conta foi reprovado pela operação: a ativação da conta de testes não o aprova de novo";
+                    };
                 };
             };
             429: components["responses"]["TooManyRequests"];

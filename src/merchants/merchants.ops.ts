@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { randomBytes } from 'node:crypto';
 import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
 import { User } from '../auth/user.entity.ts';
 import { Merchant, type IMerchant } from './merchant.entity.ts';
-import { merchantView } from './merchants.service.ts';
+import { ACQUIRER_ACCOUNT_ID, approveKyc, configureAcquirerAccount, merchantView } from './merchants.service.ts';
 
 const email = { type: 'string', required: true, description: 'e-mail of the merchant user' } as const;
 
@@ -49,9 +48,7 @@ function nonNegativeInt(value: unknown, flag: string, max: number): number {
 }
 
 export const merchantCommands: Command[] = [
-  merchantCommand('kyc:approve', "approve the merchant's KYC", (m) => {
-    m.kycStatus = 'APPROVED';
-  }),
+  merchantCommand('kyc:approve', "approve the merchant's KYC", approveKyc),
   merchantCommand('kyc:reject', "reject the merchant's KYC", (m) => {
     m.kycStatus = 'REJECTED';
   }),
@@ -59,13 +56,11 @@ export const merchantCommands: Command[] = [
     'acquirer:configure',
     'set the acquirer receiving account (KYC must be approved)',
     (m, flags) => {
-      if (m.kycStatus !== 'APPROVED')
-        throw new OpsError('KYC must be approved before configuring the acquirer account');
-      const account =
-        flags.account === undefined ? `sandbox-${randomBytes(6).toString('hex')}` : String(flags.account).trim();
-      if (!/^[\w.:-]{1,100}$/.test(account))
+      const account = flags.account === undefined ? undefined : String(flags.account).trim();
+      if (account !== undefined && !ACQUIRER_ACCOUNT_ID.test(account))
         throw new OpsUsageError('--account must be 1-100 characters [A-Za-z0-9_.:-]');
-      m.acquirerAccountId = account;
+      if (!configureAcquirerAccount(m, account))
+        throw new OpsError('KYC must be approved before configuring the acquirer account');
     },
     { account: { type: 'string', description: 'acquirer account id (default: a generated sandbox id)' } },
   ),

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomBytes } from 'node:crypto';
 import { AUTH_MESSAGES, NotFoundError } from '../platform/errors.ts';
 import { Merchant, type IMerchant } from './merchant.entity.ts';
 
@@ -13,6 +14,21 @@ export const effectiveFee = (m: Pick<IMerchant, 'feeBps' | 'feeFixed'>, defaults
 export function platformFee(amount: number, fee: FeeDefaults): number {
   const variable = Math.floor((amount * fee.bps + 5000) / 10000);
   return Math.min(amount, fee.fixed + variable);
+}
+
+// What `kyc:approve` and `acquirer:configure` (merchants.ops.ts) and the sandbox's onboarding change.
+export function approveKyc(m: IMerchant): void {
+  m.kycStatus = 'APPROVED';
+}
+
+export const ACQUIRER_ACCOUNT_ID = /^[\w.:-]{1,100}$/;
+export const newSandboxAccountId = () => `sandbox-${randomBytes(6).toString('hex')}`;
+
+// The receiving account: the given one, or a generated sandbox id; null when KYC is not approved (the caller says so).
+export function configureAcquirerAccount(m: IMerchant, account = newSandboxAccountId()): boolean {
+  if (m.kycStatus !== 'APPROVED') return false;
+  m.acquirerAccountId = account;
+  return true;
 }
 
 export const merchantView = (m: IMerchant, defaults: FeeDefaults) => ({
