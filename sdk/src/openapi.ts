@@ -176,6 +176,21 @@ export interface paths {
          *     a header row, the columns `id,createdAt,type,amount,blockedAmount,balanceAfter,chargeId,withdrawalId,refundId,
          *     infractionId`, an absent id empty) with `x-total-count`. With `page` or `limit` it is that page; without
          *     either, every entry of the range (the export: streamed, newest first, as of the request).
+         *
+         *     CSV for Brazilian spreadsheets: `?format=csv&locale=pt-BR` (Excel, LibreOffice, Google Sheets in Portuguese open
+         *     it as it is): `;`-separated, UTF-8 with a byte order mark, `content-disposition` filename `extrato-pt-BR.csv`,
+         *     the header `Data;Tipo;Valor (R$);Saldo após (R$);Cobrança;Saque;Estorno;Infração;Lançamento`. `Data` is
+         *     `dd/mm/aaaa hh:mm:ss` in America/Sao_Paulo; `Tipo` the type's label (`CHARGE_PAID` `Cobrança recebida`,
+         *     `SPLIT_RECEIVED` `Split recebido`, `SPLIT_PAID` `Split pago`, `REFUND` `Estorno`, `WITHDRAWAL` `Saque`,
+         *     `WITHDRAWAL_REVERSED` `Saque revertido`, `INFRACTION_BLOCK` `Bloqueio MED`, `INFRACTION_RELEASE` `Desbloqueio
+         *     MED`, `INFRACTION_REFUND` `Devolução MED`, `RECURRING_CHARGE_PAID` `Pix Automático recebido`); `Valor (R$)` is
+         *     `amount` and `Saldo após (R$)` is `balanceAfter`, in reais with a decimal comma and no thousands separator
+         *     (`-1234,56`, `0,05`), so each `Saldo após` is the previous line's plus `Valor` (a MED block or release moves
+         *     money between `available` and `blocked`: `0,00`; `blockedAmount` has no column); `Cobrança` is `chargeId`, or
+         *     `recurringChargeId` on a recurring charge's lines (`Pix Automático recebido` and its `Estorno`s: a line has
+         *     one or the other); `Saque`, `Estorno`, `Infração` are `withdrawalId`, `refundId`, `infractionId`;
+         *     `Lançamento` is the entry's `id`. Pages and the export as above. `locale` changes the CSV only: the JSON is the
+         *     same with or without it, and without `locale` the CSV is the one described above.
          */
         get: operations["getStatement"];
         put?: never;
@@ -3827,6 +3842,24 @@ export interface components {
                 };
             };
         };
+        /** @description The user has no merchant; `Rota não encontrada` on a deployment connected to a real PSP (no sandbox routes). */
+        SandboxMerchantNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Rota não encontrada"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    message?: "Merchant não encontrado" | "Rota não encontrada";
+                };
+            };
+        };
         /**
          * @description No such charge for this merchant (or the user has no merchant); `Rota não encontrada` on a deployment connected to a
          *     real PSP (no sandbox routes).
@@ -4962,6 +4995,11 @@ export interface operations {
                 to?: string;
                 /** @description `csv` for CSV whatever the `Accept` header; `json` for JSON. */
                 format?: "json" | "csv";
+                /**
+                 * @description `pt-BR`: the CSV for Brazilian spreadsheets (see above); at most once. Any other value is refused (400
+                 *     `locale deve ser pt-BR`).
+                 */
+                locale?: "pt-BR";
             };
             header?: {
                 /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
@@ -4982,12 +5020,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Statement"];
-                    /**
-                     * @example id,createdAt,type,amount,blockedAmount,balanceAfter,chargeId,withdrawalId,refundId,infractionId,recurringChargeId
-                     *     01a21654-ae59-76c3-807c-362c0d8fda37,2026-11-26T05:29:37.988Z,SPLIT_PAID,-990,0,1911,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,,
-                     *     01a21654-ae59-76c3-807c-2dfde3813b1a,2026-11-26T05:29:37.988Z,SPLIT_PAID,-7000,0,2901,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,,
-                     *     01a21654-ae59-76c3-807c-2a11f29c4e70,2026-11-26T05:29:37.988Z,CHARGE_PAID,9901,0,9901,01a21654-ac98-73bc-9869-1d4fd5ad1577,,,,
-                     */
                     "text/csv": string;
                 };
             };
@@ -6945,7 +6977,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenJwtOnly"];
-            404: components["responses"]["MerchantNotFound"];
+            404: components["responses"]["SandboxMerchantNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The merchant's KYC was rejected by the operator. */

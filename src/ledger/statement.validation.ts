@@ -41,8 +41,10 @@ const rangeRule = (bound: 'from' | 'to') =>
   ).customSanitizer((v: string) => instantOf(v, bound));
 
 export const STATEMENT_FORMATS = ['json', 'csv'] as const;
+export const STATEMENT_LOCALES = ['pt-BR'] as const;
 
-// GET /v1/merchants/me/statement: page and limit as every listing, from <= to, format json or csv.
+// GET /v1/merchants/me/statement: page and limit as every listing, from <= to, format json or csv, locale pt-BR (the
+// CSV for Brazilian spreadsheets; the JSON is the same with or without it).
 export const statementRules = [
   ...listQueryRules,
   rangeRule('from'),
@@ -56,4 +58,7 @@ export const statementRules = [
   singleQuery('format')
     .custom((v) => typeof v === 'string' && (STATEMENT_FORMATS as readonly string[]).includes(v))
     .withMessage('format deve ser json ou csv'),
+  singleQuery('locale')
+    .custom((v) => typeof v === 'string' && (STATEMENT_LOCALES as readonly string[]).includes(v))
+    .withMessage('locale deve ser pt-BR'),
 ];
