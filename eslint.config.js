@@ -44,6 +44,7 @@ export default tseslint.config(
           'Event',
           'fetch',
           'location',
+          'navigator',
           'removeEventListener',
           'sessionStorage',
           'setInterval',

@@ -84,7 +84,7 @@ export function createApp(
   // is a UUID, so it answers any other path under /pay/ (even one the input guard would refuse) with its 404 page.
   app.use('/pay', paymentPageRoutes(deps, limits.publicPerIp));
   // The merchant portal: one static page and its files, no credential (it signs in through /v1/auth/login).
-  app.use('/portal', portalRoutes());
+  app.use('/portal', portalRoutes({ sandbox: config.acquirer === 'sandbox' }));
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
   const authenticate = [

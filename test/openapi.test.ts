@@ -152,7 +152,8 @@ test('credentials per route follow spec section 5 and the contract', (t) => {
     ];
     if (pub.includes(path)) t.deepEqual(op.security, [], where);
     else if (path === '/metrics') t.deepEqual(op.security, [{}, { metricsToken: [] }], where);
-    else if (path.startsWith('/v1/api-keys')) t.deepEqual(op.security, [{ bearerJwt: [] }], where);
+    else if (path.startsWith('/v1/api-keys') || path === '/v1/sandbox/onboarding')
+      t.deepEqual(op.security, [{ bearerJwt: [] }], where); // JWT only
     else if (path === '/v1/acquirer/notifications') t.deepEqual(op.security, [{ acquirerSignature: [] }], where);
     else t.is(op.security, undefined, `${where} uses the global JWT-or-API-key requirement`);
     if (op.security === undefined || op.security.length > 0) t.truthy(op.responses['401'], `${where} documents 401`);

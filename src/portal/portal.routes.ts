@@ -5,11 +5,12 @@ import { renderPortalShell } from './portal.html.ts';
 /**
  * The merchant portal (contract: Payment page, merchant portal): GET /portal, one HTML page whose ES modules (under
  * /portal/assets/<version>/) do everything else through the public API, same origin, with the merchant's JWT. No
- * credential here: the page is the same for everyone, and the login form is its first screen.
+ * credential here: the page is the same for everyone, and the login form is its first screen. `sandbox`: the
+ * deployment's acquirer is the sandbox (the page shows the test account's buttons).
  */
-export function portalRoutes(): Router {
+export function portalRoutes({ sandbox }: { sandbox: boolean }): Router {
   const { version, files } = loadPortalAssets();
-  const shell = renderPortalShell(`/portal/assets/${version}`);
+  const shell = renderPortalShell(`/portal/assets/${version}`, { sandbox });
   const router = Router();
 
   router.get('/', (_req, res) => {

@@ -11,6 +11,9 @@ export const session = {
   onSignedOut: (fn) => void (onSignedOut = fn),
 };
 
+// In the sandbox (ACQUIRER=sandbox) the page says so (portal.html.ts): the test account's buttons are shown.
+export const sandbox = document.querySelector('meta[name="portal-sandbox"]') !== null;
+
 export class ApiError extends Error {
   constructor(status, body) {
     super(typeof body?.message === 'string' ? body.message : `Erro ${status}`);
@@ -26,7 +29,8 @@ export function idempotencyKey() {
   return 'portal-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-export async function api(method, path, { body, key, accept = 'application/json' } = {}) {
+// `blob`: a file's bytes as they came (a CSV's byte order mark kept), not text.
+export async function api(method, path, { body, key, accept = 'application/json', blob = false } = {}) {
   const headers = { accept };
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
@@ -39,7 +43,7 @@ export async function api(method, path, { body, key, accept = 'application/json'
     throw new ApiError(0, { message: 'Sem conexão com o servidor. Tente de novo.' });
   }
   const json = (res.headers.get('content-type') || '').includes('json');
-  const data = json ? await res.json() : await res.text();
+  const data = json ? await res.json() : blob && res.ok ? await res.blob() : await res.text();
   if (res.status === 401 && token) {
     session.signOut();
     onSignedOut('Sua sessão terminou. Entre de novo.');

@@ -2,7 +2,7 @@
 // URL's hash: #/cobrancas, #/cobrancas/<id>, #/pix-automatico/<id>, …). Every page talks to the public API only (api.js).
 import { html, render, useEffect, useState } from './lib.js';
 import { get, post, session } from './api.js';
-import { ErrorNotice, Field, useAction } from './ui.js';
+import { ErrorNotice, Field, lazy, useAction } from './ui.js';
 import { Home } from './home.js';
 import { ChargeDetail, Charges } from './charges.js';
 import { Withdrawals } from './withdrawals.js';
@@ -11,25 +11,6 @@ import { WebhookDetail, Webhooks } from './webhooks.js';
 import { ApiKeys } from './api-keys.js';
 
 // Pix Automático's screens are loaded when first opened: the login and the other screens do not carry their bytes.
-function lazy(load, name) {
-  let Screen = null;
-  return function Lazy(props) {
-    const [, setLoaded] = useState(false);
-    const [error, setError] = useState(null);
-    useEffect(() => {
-      if (!Screen)
-        load().then(
-          (module) => {
-            Screen = module[name];
-            setLoaded(true);
-          },
-          () => setError({ message: 'Não foi possível carregar esta tela. Recarregue a página.' }),
-        );
-    }, []);
-    if (error) return html`<${ErrorNotice} error=${error} />`;
-    return Screen ? html`<${Screen} ...${props} />` : html`<p class="muted" role="status">Carregando…</p>`;
-  };
-}
 const Mandates = lazy(() => import('./mandates.js'), 'Mandates');
 const MandateDetail = lazy(() => import('./mandate.js'), 'MandateDetail');
 const RecurringChargeLink = lazy(() => import('./mandate.js'), 'RecurringChargeLink');

@@ -1,9 +1,10 @@
 // Cobranças: the list (by status, paged), a new charge, and a charge's detail with its QR code, its refunds and
-// `Reembolsar` (all or part of what is still refundable).
+// `Reembolsar` (all or part of what is still refundable); in the sandbox, `Simular pagamento` on a pending one.
 import { html, useRef, useState } from './lib.js';
-import { get, idempotencyKey, post, query } from './api.js';
+import { get, idempotencyKey, post, query, sandbox } from './api.js';
 import {
   Badge,
+  CopyButton,
   ErrorNotice,
   Field,
   Loading,
@@ -12,6 +13,7 @@ import {
   StatusFilter,
   Success,
   Table,
+  lazy,
   useAction,
   useLoad,
   usePolling,
@@ -19,6 +21,7 @@ import {
 import { CHARGE_STATUS, REFUND_STATUS, dateTime, money, moneyInput, parseMoney } from './format.js';
 
 const LIMIT = 20;
+const SimulatePayment = lazy(() => import('./sandbox.js'), 'SimulatePayment');
 
 export function Charges() {
   const [page, setPage] = useState(1);
@@ -189,6 +192,7 @@ export function ChargeDetail({ id }) {
             </dl>
           </section>
           ${charge.status === 'PENDING' ? html`<${Payable} charge=${charge} />` : null}
+          ${charge.status === 'PENDING' && sandbox ? html`<${SimulatePayment} charge=${charge} />` : null}
           ${charge.status === 'PAID' ? html`<${Refund} charge=${charge} refunds=${refunds} onDone=${state.reload} />` : null}
           <section class="card" aria-labelledby="reembolsos">
             <h2 id="reembolsos">Reembolsos</h2>
@@ -226,6 +230,7 @@ function Payable({ charge }) {
     }
     <label for="copia-e-cola">PIX copia e cola</label>
     <textarea id="copia-e-cola" class="code" readonly rows="4">${charge.qrCode}</textarea>
+    <${CopyButton} value=${charge.qrCode} target="copia-e-cola" />
   </section>`;
 }
 

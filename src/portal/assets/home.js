@@ -1,8 +1,10 @@
-// Início: the balance (available and blocked) and the account's state.
+// Início: the balance (available and blocked) and the account's state; in the sandbox, `Ativar conta de testes`.
 import { html } from './lib.js';
-import { get } from './api.js';
-import { Badge, Loading, Page, useLoad } from './ui.js';
+import { get, sandbox } from './api.js';
+import { Badge, Loading, Page, lazy, useLoad } from './ui.js';
 import { KYC_STATUS, money } from './format.js';
+
+const SandboxAccount = lazy(() => import('./sandbox.js'), 'SandboxAccount');
 
 export function Home() {
   const state = useLoad(async () => {
@@ -12,7 +14,8 @@ export function Home() {
   return html`<${Page} title="Início">
     <${Loading} state=${state}>
       ${({ balance, merchant }) =>
-        html`<div class="cards">
+        html`${sandbox ? html`<${SandboxAccount} merchant=${merchant} onActivated=${state.reload} />` : null}
+          <div class="cards">
             <section class="card balance" aria-labelledby="saldo-disponivel">
               <h2 id="saldo-disponivel">Saldo disponível</h2>
               <p class="big" data-testid="available">${money(balance.available)}</p>

@@ -1,4 +1,5 @@
-// Extrato: the ledger movements of the merchant's balance, newest first, by period, paged; the same rows as CSV.
+// Extrato: the ledger movements of the merchant's balance, newest first, by period, paged; the same rows as CSV, as it
+// is or for Brazilian spreadsheets.
 import { html, useState } from './lib.js';
 import { api, get, query } from './api.js';
 import { ErrorNotice, Field, Loading, Page, Pager, Table, useAction, useLoad } from './ui.js';
@@ -17,14 +18,16 @@ export function Statement() {
     [page, period],
   );
   const csv = useAction();
-  const download = () =>
+  // the CSV as it is, or for Brazilian spreadsheets (locale=pt-BR: `;`, a decimal comma, its byte order mark kept)
+  const download = (locale) =>
     csv.run(async () => {
-      const text = await api('GET', `/v1/merchants/me/statement${query({ format: 'csv', ...params })}`, {
+      const file = await api('GET', `/v1/merchants/me/statement${query({ format: 'csv', locale, ...params })}`, {
         accept: 'text/csv',
+        blob: true,
       });
       const link = document.createElement('a');
-      link.href = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
-      link.download = 'extrato.csv';
+      link.href = URL.createObjectURL(new Blob([file], { type: 'text/csv' }));
+      link.download = locale ? 'extrato-pt-BR.csv' : 'extrato.csv';
       document.body.append(link);
       link.click();
       link.remove();
@@ -54,7 +57,12 @@ export function Statement() {
         onInput=${(e) => setDraft({ ...draft, to: e.currentTarget.value })}
       />
       <button class="button secondary" type="submit">Filtrar</button>
-      <button class="button secondary" type="button" onClick=${download} disabled=${csv.busy}>Baixar CSV</button>
+      <button class="button secondary" type="button" onClick=${() => download()} disabled=${csv.busy}>
+        Baixar CSV
+      </button>
+      <button class="button secondary" type="button" onClick=${() => download('pt-BR')} disabled=${csv.busy}>
+        Baixar CSV (Excel/planilha pt-BR)
+      </button>
     </form>
     <${ErrorNotice} error=${csv.error} />
     <${Loading} state=${state}>

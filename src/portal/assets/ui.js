@@ -1,5 +1,5 @@
 // Pieces every page uses: the page heading (focused on arrival, for screen readers and keyboards), loading data,
-// errors, fields, badges, paging, a secret shown once, polling.
+// errors, fields, badges, paging, a secret shown once and its Copiar button, polling, screens loaded when first shown.
 import { html, useCallback, useEffect, useRef, useState } from './lib.js';
 import { tone } from './format.js';
 
@@ -107,8 +107,30 @@ export function Pager({ page, limit, total, onPage, label }) {
   </nav>`;
 }
 
+// Copiar: writes `value` to the clipboard and says so where a screen reader hears it (the status is in the page
+// before it changes). Without a clipboard (a page not served over https or localhost) the field `target` is selected
+// for Ctrl+C.
+export function CopyButton({ value, target, label = 'Copiar' }) {
+  const [said, setSaid] = useState('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setSaid('Copiado');
+    } catch {
+      const field = target ? document.getElementById(target) : null;
+      field?.focus();
+      field?.select();
+      setSaid('Não foi possível copiar: o valor está selecionado, copie com Ctrl+C.');
+    }
+  };
+  return html`<span class="copy">
+    <button type="button" class="button secondary" onClick=${copy}>${label}</button>
+    <span class="copy-status" role="status" aria-live="polite">${said}</span>
+  </span>`;
+}
+
 // A secret the API shows once (an API key, a webhook's signing secret): in a read-only field the merchant can
-// select and copy, until it says it has kept it.
+// select or copy (Copiar), until it says it has kept it.
 export function SecretOnce({ id, title, value, onDone }) {
   const field = useRef(null);
   useEffect(() => field.current?.focus(), []);
@@ -117,7 +139,10 @@ export function SecretOnce({ id, title, value, onDone }) {
     <p>Copie e guarde agora: este valor não será mostrado de novo.</p>
     <label for=${id}>Valor</label>
     <input id=${id} class="code" readonly value=${value} ref=${field} onFocus=${(e) => e.currentTarget.select()} />
-    <button type="button" class="button" onClick=${onDone}>Já copiei</button>
+    <div class="actions">
+      <${CopyButton} value=${value} target=${id} />
+      <button type="button" class="button" onClick=${onDone}>Já copiei</button>
+    </div>
   </section>`;
 }
 
@@ -160,4 +185,26 @@ export function useAction() {
     }
   };
   return { ...state, run };
+}
+
+// A screen whose module is loaded when first shown (`load`: a dynamic import()), so the login and the other screens
+// do not carry its bytes.
+export function lazy(load, name) {
+  let Screen = null;
+  return function Lazy(props) {
+    const [, setLoaded] = useState(false);
+    const [error, setError] = useState(null);
+    useEffect(() => {
+      if (!Screen)
+        load().then(
+          (module) => {
+            Screen = module[name];
+            setLoaded(true);
+          },
+          () => setError({ message: 'Não foi possível carregar esta tela. Recarregue a página.' }),
+        );
+    }, []);
+    if (error) return html`<${ErrorNotice} error=${error} />`;
+    return Screen ? html`<${Screen} ...${props} />` : html`<p class="muted" role="status">Carregando…</p>`;
+  };
 }
