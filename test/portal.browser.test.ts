@@ -261,7 +261,7 @@ test.serial(
     await check(t, page, 'extrato', 'desktop');
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('button', { name: 'Baixar CSV' }).click(),
+      page.getByRole('button', { name: 'Baixar CSV', exact: true }).click(),
     ]);
     t.is(download.suggestedFilename(), 'extrato.csv');
     const csv = readFileSync((await download.path())!, 'utf8')
