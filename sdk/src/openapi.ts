@@ -1406,12 +1406,14 @@ export interface paths {
          *     or style, no build step. After login every screen calls the public API of this reference, same origin, with
          *     the merchant's JWT, which is kept in the tab's `sessionStorage` (never in a cookie) and forgotten on `Sair` or
          *     on the first 401. Screens (navigation by the URL's fragment, e.g. `/portal#/cobrancas`): `Início` (the
-         *     balance, `Saldo disponível`, as `R$ 1.234,56`, and the account's KYC), `Cobranças` (list by status, a new
-         *     charge, a charge's QR code and copy-and-paste code, `Reembolsar` in whole or in part, its refunds),
-         *     `Saques` (a new withdrawal, the list), `Extrato` (the statement by period, and its CSV), `Webhooks` (`Novo
+         *     balance, `Saldo disponível`, as `R$ 1.234,56`, and the account's KYC; in the sandbox, `Ambiente de testes`
+         *     with `Ativar conta de testes`, `POST /v1/sandbox/onboarding`), `Cobranças` (list by status, a new charge, a
+         *     charge's QR code and copy-and-paste code with `Copiar`, in the sandbox `Simular pagamento` while it is
+         *     pending, `Reembolsar` in whole or in part, its refunds), `Saques` (a new withdrawal, the list), `Extrato`
+         *     (the statement by period, its CSV and the CSV for Brazilian spreadsheets, `locale=pt-BR`), `Webhooks` (`Novo
          *     webhook` with `URL`, `Nome` and event checkboxes, the signing secret shown once, pause/resume, delete; per
          *     webhook its deliveries with `Reenviar`, `Enviar teste`, `Rotacionar segredo`), `Chaves de API` (`Nova chave`
-         *     with `Nome` and `Descrição`, the `lk_` value shown once; deactivate). Money and dates are formatted by `Intl`
+         *     with `Nome` and `Descrição`, the `lk_` value shown once; deactivate); every secret shown once has `Copiar`. Money and dates are formatted by `Intl`
          *     in pt-BR (times in Brasília time). Creations that take `x-idempotency-key` (charges, refunds, withdrawals) send
          *     one per form, so a double click or a retry creates once. Not indexed by search engines.
          */
