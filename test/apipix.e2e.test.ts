@@ -306,6 +306,9 @@ test.serial('the sandbox routes do not exist with a real PSP', async (t) => {
   const fresh = await createMerchant(app);
   t.is((await fresh.http.post('/v1/sandbox/onboarding')).status, 404, 'no self-onboarding with a real PSP');
   t.is((await fresh.http.get('/v1/merchants/me')).body.merchant.kycStatus, 'PENDING');
+  const portal = await (await fetch(`${app.baseUrl}/portal`)).text();
+  t.notRegex(portal, /portal-sandbox/, "the portal shows none of the sandbox's buttons");
+  t.regex(portal, /<html lang="pt-BR">/);
 });
 
 test.serial(

@@ -241,34 +241,59 @@ for (const [size, viewport] of Object.entries(SIZES))
     },
   );
 
-test.serial('without the sandbox flag in the page, no test account buttons and no sandbox module', async (t) => {
-  if (!needsChromium(t)) return;
-  const m = await createMerchant(app);
-  const { page, problems } = await open(t, SIZES.desktop);
-  const modules: string[] = [];
-  page.on('request', (req) => modules.push(new URL(req.url()).pathname));
-  // the page as a deployment with a real PSP serves it (portal.html.ts without `sandbox`)
-  await page.route(`${origin}/portal`, async (route) => {
-    const res = await route.fetch({ url: `${app.baseUrl}/portal` }); // the test's own resolver knows no HOST
-    const body = await res.text();
-    t.regex(body, /<meta name="portal-sandbox"/);
-    await route.fulfill({ response: res, body: body.replace(/<meta name="portal-sandbox"[^>]*>\n/, '') });
-  });
-  await page.goto(`${origin}/portal`);
-  await page.getByLabel('E-mail').fill(m.email);
-  await page.getByLabel('Senha').fill(m.password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await heading(page, 'Início');
-  await page.getByText('Não configurada').waitFor();
-  t.is(await page.getByText('Ambiente de testes').count(), 0);
-  t.is(await page.getByRole('button', { name: 'Ativar conta de testes' }).count(), 0);
-  t.false(
-    modules.some((p) => p.endsWith('/sandbox.js')),
-    'sandbox.js is never fetched',
-  );
-  t.true(
-    modules.some((p) => p.endsWith('/home.js')),
-    'the modules were watched',
-  );
-  t.deepEqual(problems, []);
-});
+test.serial(
+  'without the sandbox flag in the page, no test account buttons and no sandbox module; Copiar without a clipboard',
+  async (t) => {
+    if (!needsChromium(t)) return;
+    const m = await createMerchant(app);
+    const { page, problems } = await open(t, SIZES.desktop);
+    // a browser without the clipboard API (a page served over plain http elsewhere than localhost)
+    await page.addInitScript('Object.defineProperty(navigator, "clipboard", { value: undefined })');
+    const modules: string[] = [];
+    page.on('request', (req) => modules.push(new URL(req.url()).pathname));
+    // the page as a deployment with a real PSP serves it (portal.html.ts without `sandbox`)
+    await page.route(`${origin}/portal`, async (route) => {
+      const res = await route.fetch({ url: `${app.baseUrl}/portal` }); // the test's own resolver knows no HOST
+      const body = await res.text();
+      t.regex(body, /<meta name="portal-sandbox"/);
+      await route.fulfill({ response: res, body: body.replace(/<meta name="portal-sandbox"[^>]*>\n/, '') });
+    });
+    await page.goto(`${origin}/portal`);
+    await page.getByLabel('E-mail').fill(m.email);
+    await page.getByLabel('Senha').fill(m.password);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await heading(page, 'Início');
+    await page.getByText('Não configurada').waitFor();
+    t.is(await page.getByText('Ambiente de testes').count(), 0);
+    t.is(await page.getByRole('button', { name: 'Ativar conta de testes' }).count(), 0);
+    t.false(
+      modules.some((p) => p.endsWith('/sandbox.js')),
+      'sandbox.js is never fetched',
+    );
+    t.true(
+      modules.some((p) => p.endsWith('/home.js')),
+      'the modules were watched',
+    );
+
+    // Copiar cannot write the clipboard: it selects the value for Ctrl+C and says so
+    await nav(page, 'Chaves de API');
+    await heading(page, 'Chaves de API');
+    await page.getByLabel('Nome').fill('Servidor');
+    await page.getByLabel('Descrição').fill('Backend');
+    await page.getByRole('button', { name: 'Criar chave' }).click();
+    const keyRegion = page.getByRole('region', { name: 'Sua nova chave: Servidor' });
+    const value = await keyRegion.getByLabel('Valor').inputValue();
+    await page.getByRole('button', { name: 'Já copiei' }).focus(); // the field loses the focus it had on arrival
+    await keyRegion.getByRole('button', { name: 'Copiar', exact: true }).click();
+    await keyRegion.getByRole('status').filter({ hasText: 'Não foi possível copiar' }).waitFor();
+    t.is(await page.evaluate('document.activeElement.id'), 'chave-nova');
+    t.is(
+      await page.evaluate(
+        // the whole value is selected
+        '(({ value, selectionStart, selectionEnd }) => value.slice(selectionStart, selectionEnd))(document.activeElement)',
+      ),
+      value,
+    );
+    t.deepEqual(problems, []);
+  },
+);

@@ -36,6 +36,7 @@ test('GET /portal: one HTML page, pt-BR, under the API CSP (no inline script), i
   t.notRegex(csp, /unsafe-eval/);
   const html = await res.text();
   t.true(html.startsWith('<!doctype html>\n<html lang="pt-BR">'));
+  t.regex(html, /<meta name="portal-sandbox" content="ACQUIRER=sandbox">/, 'the sandbox says so to the page');
   const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
   t.is(scripts.length, 1);
   t.is(scripts[0][2], '', 'no inline script');
