@@ -108,7 +108,7 @@ export function createApp(
     app.use(
       '/v1/sandbox',
       authenticate,
-      sandboxRoutes(deps),
+      sandboxRoutes(deps, principals),
       sandboxInfractionRoutes(deps),
       sandboxMandateRoutes(deps, payCharge),
       recurringChargeSandboxRoutes(deps),

@@ -137,3 +137,13 @@ test('JWT only; a blocked merchant and no credential are refused', async (t) => 
 
   t.is((await client(app.baseUrl).post('/v1/sandbox/onboarding')).status, 401);
 });
+
+test('with credentials kept in memory, the next request after it can charge at once', async (t) => {
+  const cached = await startTestApp({ PRINCIPAL_CACHE_MS: '600000' });
+  t.teardown(() => cached.close());
+  const m = await createMerchant(cached);
+  const http = client(cached.baseUrl, m.token);
+  t.is((await http.post('/v1/charges', { amount: 100, description: 'antes' })).status, 403, 'kept: KYC pending');
+  t.is((await http.post('/v1/sandbox/onboarding')).status, 200);
+  t.is((await http.post('/v1/charges', { amount: 100, description: 'depois' })).status, 201);
+});

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { body } from 'express-validator';
 import type { Services } from '../platform/services.ts';
 import { merchantIdOf, requireJwt } from '../auth/authenticate.ts';
+import type { PrincipalCache } from '../auth/principal-cache.ts';
 import { validate } from '../platform/validation.ts';
 import { calendarDateProblem, dateChecks } from '../platform/dates.ts';
 import { simulatePayment } from './payments.service.ts';
@@ -16,8 +17,9 @@ const payRules = [
   ),
 ];
 
-// /v1/sandbox (only with ACQUIRER=sandbox): simulate what a payer would do.
-export function sandboxRoutes(deps: Pick<Services, 'boss' | 'clock' | 'config'>): Router {
+// /v1/sandbox (only with ACQUIRER=sandbox): simulate what a payer would do, and ready a merchant's own account.
+// `principals`: this process' credential cache, emptied when the onboarding changes what a credential resolves to.
+export function sandboxRoutes(deps: Pick<Services, 'boss' | 'clock' | 'config'>, principals?: PrincipalCache): Router {
   const router = Router();
   // The payer pays (on `date`, default today): the same notification a real acquirer sends, through the same queue;
   // PAID arrives asynchronously.
@@ -27,9 +29,12 @@ export function sandboxRoutes(deps: Pick<Services, 'boss' | 'clock' | 'config'>)
     res.status(202).json({ message: 'Pagamento simulado enviado; a cobrança ficará PAID em instantes', ...paid });
   });
   // The merchant readies its own account (KYC, receiving account, a random PIX key): JWT only, as a person in the
-  // portal would; idempotent.
+  // portal would; idempotent. Its KYC and account are part of its credential: this process forgets what it kept at
+  // once (the others on the database's notification), so the next request can charge.
   router.post('/onboarding', requireJwt, async (req, res) => {
-    res.json({ merchant: await onboardSandboxMerchant(deps, req.em, merchantIdOf(req)) });
+    const merchant = await onboardSandboxMerchant(deps, req.em, merchantIdOf(req));
+    principals?.forget();
+    res.json({ merchant });
   });
   return router;
 }
