@@ -24,7 +24,7 @@ export function approveKyc(m: IMerchant): void {
 export const ACQUIRER_ACCOUNT_ID = /^[\w.:-]{1,100}$/;
 export const newSandboxAccountId = () => `sandbox-${randomBytes(6).toString('hex')}`;
 
-// The receiving account: the given one, or a generated sandbox id; null when KYC is not approved (the caller says so).
+// The receiving account: the given one, or a generated sandbox id; false (nothing set) while KYC is not approved.
 export function configureAcquirerAccount(m: IMerchant, account = newSandboxAccountId()): boolean {
   if (m.kycStatus !== 'APPROVED') return false;
   m.acquirerAccountId = account;
