@@ -9,6 +9,9 @@ export {
   signWebhook,
   newWebhookSecret,
   WebhookVerificationError,
+  WEBHOOK_ERRORS,
+  type PixWebhookVerificationError,
+  type WebhookErrorCode,
   type VerifyWebhookInput,
   type WebhookHeaders,
 } from './webhooks.ts';
