@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PixClient } from './client.ts';
+import type { Client } from 'openapi-fetch';
 import type { paths } from './openapi.ts';
 import { withRetries, type Repeatable, type RetryOptions } from './retry.ts';
 import { streamEvents, type StreamEventsOptions } from './stream.ts';
@@ -23,7 +23,7 @@ export type CallOptions = { idempotencyKey?: string; signal?: AbortSignal };
 // for anything but a 2xx. Creations the API makes idempotent send an x-idempotency-key and are retried like GETs;
 // the other writes are retried only on 429.
 export function resources(
-  client: PixClient,
+  client: Client<paths>,
   stream: Pick<StreamEventsOptions, 'baseUrl' | 'token'>,
   retry: RetryOptions,
 ) {
