@@ -16,6 +16,22 @@ type Query<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extend
   ? NonNullable<Q>
   : never;
 
+// Every item of a page-numbered list, page after page (100 a page unless `limit` says), until a short page. A page
+// is read when the loop asks for it: what is created meanwhile can shift an item across a page boundary (seen twice,
+// or not at all); use it for exports and reports, not as a queue.
+async function* everyItem<Q extends { page?: number; limit?: number }, P, T>(
+  list: (query: Q) => Promise<P>,
+  items: (page: P) => T[],
+  query: Q,
+): AsyncGenerator<T> {
+  const limit = query.limit ?? 100;
+  for (let page = query.page ?? 1; ; page++) {
+    const got = items(await list({ ...query, page, limit }));
+    yield* got;
+    if (got.length < limit) return;
+  }
+}
+
 // Per call: `idempotencyKey` (creations only; a new UUID when absent, the same on every retry), `signal` to abort.
 export type CallOptions = { idempotencyKey?: string; signal?: AbortSignal };
 
@@ -35,6 +51,18 @@ export function resources(
   const created = 'all'; // with its key
   const write = 'rate-limited-only';
 
+  // the lists, also read page after page by `all`
+  const listCharges = (query: Query<'/v1/charges', 'get'> = {}, o?: CallOptions) =>
+    run(read, () => client.GET('/v1/charges', { params: { query }, signal: o?.signal }));
+  const listWithdrawals = (query: Query<'/v1/merchants/me/withdrawals', 'get'> = {}, o?: CallOptions) =>
+    run(read, () => client.GET('/v1/merchants/me/withdrawals', { params: { query }, signal: o?.signal }));
+  const listEvents = (query: Query<'/v1/events', 'get'> = {}, o?: CallOptions) =>
+    run(read, () => client.GET('/v1/events', { params: { query }, signal: o?.signal }));
+  const listMandates = (query: Query<'/v1/mandates', 'get'> = {}, o?: CallOptions) =>
+    run(read, () => client.GET('/v1/mandates', { params: { query }, signal: o?.signal }));
+  const listRecurringCharges = (query: Query<'/v1/recurring-charges', 'get'> = {}, o?: CallOptions) =>
+    run(read, () => client.GET('/v1/recurring-charges', { params: { query }, signal: o?.signal }));
+
   return {
     charges: {
       async create(body: Body<'/v1/charges', 'post'>, o?: CallOptions) {
@@ -46,8 +74,15 @@ export function resources(
         const params = { path: { id } };
         return (await run(read, () => client.GET('/v1/charges/{id}', { params, signal: o?.signal }))).charge;
       },
-      list: (query: Query<'/v1/charges', 'get'> = {}, o?: CallOptions) =>
-        run(read, () => client.GET('/v1/charges', { params: { query }, signal: o?.signal })),
+      list: listCharges,
+      // every charge (of `status`), across pages: `for await (const charge of pix.charges.all())`
+      all(query: Omit<Query<'/v1/charges', 'get'>, 'page'> = {}, o?: CallOptions) {
+        return everyItem(
+          (q) => listCharges(q, o),
+          (p) => p.charges,
+          query,
+        );
+      },
       // what is left to refund when `body.amount` is absent; the refund is PROCESSING until the acquirer confirms
       async refund(id: string, body: Body<'/v1/charges/{id}/refunds', 'post'> = {}, o?: CallOptions) {
         const params = { path: { id }, header: key(o) };
@@ -61,8 +96,14 @@ export function resources(
         const post = () => client.POST('/v1/merchants/me/withdrawals', { params, body, signal: o?.signal });
         return (await run(created, post)).withdrawal;
       },
-      list: (query: Query<'/v1/merchants/me/withdrawals', 'get'> = {}, o?: CallOptions) =>
-        run(read, () => client.GET('/v1/merchants/me/withdrawals', { params: { query }, signal: o?.signal })),
+      list: listWithdrawals,
+      all(query: Omit<Query<'/v1/merchants/me/withdrawals', 'get'>, 'page'> = {}, o?: CallOptions) {
+        return everyItem(
+          (q) => listWithdrawals(q, o),
+          (p) => p.withdrawals,
+          query,
+        );
+      },
     },
     webhooks: {
       // the API takes no x-idempotency-key here: not retried but on 429 (a repeat would register a second webhook)
@@ -105,8 +146,14 @@ export function resources(
       },
     },
     events: {
-      list: (query: Query<'/v1/events', 'get'> = {}, o?: CallOptions) =>
-        run(read, () => client.GET('/v1/events', { params: { query }, signal: o?.signal })),
+      list: listEvents,
+      all(query: Omit<Query<'/v1/events', 'get'>, 'page'> = {}, o?: CallOptions) {
+        return everyItem(
+          (q) => listEvents(q, o),
+          (p) => p.events,
+          query,
+        );
+      },
       // GET /v1/events/stream as an async iterable, reconnecting by itself (see streamEvents)
       stream: (opts: Omit<StreamEventsOptions, 'baseUrl' | 'token'> = {}) => streamEvents({ ...stream, ...opts }),
     },
@@ -119,8 +166,14 @@ export function resources(
         const params = { path: { id } };
         return (await run(read, () => client.GET('/v1/mandates/{id}', { params, signal: o?.signal }))).mandate;
       },
-      list: (query: Query<'/v1/mandates', 'get'> = {}, o?: CallOptions) =>
-        run(read, () => client.GET('/v1/mandates', { params: { query }, signal: o?.signal })),
+      list: listMandates,
+      all(query: Omit<Query<'/v1/mandates', 'get'>, 'page'> = {}, o?: CallOptions) {
+        return everyItem(
+          (q) => listMandates(q, o),
+          (p) => p.mandates,
+          query,
+        );
+      },
       async cancel(id: string, { reason }: { reason?: string | null } = {}, o?: CallOptions) {
         const params = { path: { id } };
         const body = { status: 'CANCELED' as const, reason };
@@ -139,8 +192,14 @@ export function resources(
         return (await run(read, () => client.GET('/v1/recurring-charges/{id}', { params, signal: o?.signal })))
           .recurringCharge;
       },
-      list: (query: Query<'/v1/recurring-charges', 'get'> = {}, o?: CallOptions) =>
-        run(read, () => client.GET('/v1/recurring-charges', { params: { query }, signal: o?.signal })),
+      list: listRecurringCharges,
+      all(query: Omit<Query<'/v1/recurring-charges', 'get'>, 'page'> = {}, o?: CallOptions) {
+        return everyItem(
+          (q) => listRecurringCharges(q, o),
+          (p) => p.recurringCharges,
+          query,
+        );
+      },
       // a new attempt on `date`; the API takes no x-idempotency-key here: retried only on 429
       async retry(id: string, body: Body<'/v1/recurring-charges/{id}/retries', 'post'>, o?: CallOptions) {
         const params = { path: { id } };

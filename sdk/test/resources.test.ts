@@ -59,6 +59,10 @@ test('charges: create (its own key, or the one given: a repeat is the same charg
     [charge.id, again.id, keyed.id].sort(),
   );
 
+  const every: string[] = [];
+  for await (const c of pix.charges.all({ limit: 2 })) every.push(c.id); // two pages
+  t.deepEqual(every.sort(), [charge.id, again.id, keyed.id].sort());
+
   const sold = await paid(pix, 5000);
   const refund = await pix.charges.refund(sold.id, { amount: 2000, reason: 'Produto devolvido' });
   t.like(refund, { amount: 2000, status: 'PROCESSING' });
