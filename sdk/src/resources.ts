@@ -32,8 +32,10 @@ async function* everyItem<Q extends { page?: number; limit?: number }, P, T>(
   }
 }
 
-// Per call: `idempotencyKey` (creations only; a new UUID when absent, the same on every retry), `signal` to abort.
-export type CallOptions = { idempotencyKey?: string; signal?: AbortSignal };
+// Per call: `signal` to abort it (its retries included).
+export type CallOptions = { signal?: AbortSignal };
+// Per creation the API deduplicates: `idempotencyKey`, 1..64 characters (a new UUID when absent), sent on every retry.
+export type CreateOptions = CallOptions & { idempotencyKey?: string };
 
 // The resource helpers over a typed client: each returns the resource (or the page of a list) and throws PixApiError
 // for anything but a 2xx. Creations the API makes idempotent send an x-idempotency-key and are retried like GETs;
@@ -46,7 +48,7 @@ export function resources(
   const run = <D>(repeatable: Repeatable, attempt: () => Promise<{ data?: D; error?: unknown; response: Response }>) =>
     withRetries(attempt, repeatable, retry);
   // one key for every attempt of the call
-  const key = (o?: CallOptions) => ({ 'x-idempotency-key': o?.idempotencyKey ?? randomUUID() });
+  const key = (o?: CreateOptions) => ({ 'x-idempotency-key': o?.idempotencyKey ?? randomUUID() });
   const read = 'all';
   const created = 'all'; // with its key
   const write = 'rate-limited-only';
@@ -65,7 +67,7 @@ export function resources(
 
   return {
     charges: {
-      async create(body: Body<'/v1/charges', 'post'>, o?: CallOptions) {
+      async create(body: Body<'/v1/charges', 'post'>, o?: CreateOptions) {
         const header = key(o);
         return (await run(created, () => client.POST('/v1/charges', { body, params: { header }, signal: o?.signal })))
           .charge;
@@ -84,14 +86,14 @@ export function resources(
         );
       },
       // what is left to refund when `body.amount` is absent; the refund is PROCESSING until the acquirer confirms
-      async refund(id: string, body: Body<'/v1/charges/{id}/refunds', 'post'> = {}, o?: CallOptions) {
+      async refund(id: string, body: Body<'/v1/charges/{id}/refunds', 'post'> = {}, o?: CreateOptions) {
         const params = { path: { id }, header: key(o) };
         return (await run(created, () => client.POST('/v1/charges/{id}/refunds', { params, body, signal: o?.signal })))
           .refund;
       },
     },
     withdrawals: {
-      async create(body: Body<'/v1/merchants/me/withdrawals', 'post'>, o?: CallOptions) {
+      async create(body: Body<'/v1/merchants/me/withdrawals', 'post'>, o?: CreateOptions) {
         const params = { header: key(o) };
         const post = () => client.POST('/v1/merchants/me/withdrawals', { params, body, signal: o?.signal });
         return (await run(created, post)).withdrawal;
@@ -158,7 +160,7 @@ export function resources(
       stream: (opts: Omit<StreamEventsOptions, 'baseUrl' | 'token'> = {}) => streamEvents({ ...stream, ...opts }),
     },
     mandates: {
-      async create(body: Body<'/v1/mandates', 'post'>, o?: CallOptions) {
+      async create(body: Body<'/v1/mandates', 'post'>, o?: CreateOptions) {
         const params = { header: key(o) };
         return (await run(created, () => client.POST('/v1/mandates', { params, body, signal: o?.signal }))).mandate;
       },
@@ -182,7 +184,7 @@ export function resources(
     },
     recurringCharges: {
       // one cycle's charge of an approved mandate
-      async create(mandateId: string, body: Body<'/v1/mandates/{id}/charges', 'post'>, o?: CallOptions) {
+      async create(mandateId: string, body: Body<'/v1/mandates/{id}/charges', 'post'>, o?: CreateOptions) {
         const params = { path: { id: mandateId }, header: key(o) };
         const post = () => client.POST('/v1/mandates/{id}/charges', { params, body, signal: o?.signal });
         return (await run(created, post)).recurringCharge;

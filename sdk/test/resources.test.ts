@@ -134,9 +134,11 @@ test('webhooks: create, list, update, test, resend, rotateSecret, remove', async
 test('events: list, and stream as an async iterable', async (t) => {
   const { pix } = await integrator(app);
   const stop = new AbortController();
-  const stream = pix.events.stream({ signal: stop.signal })[Symbol.asyncIterator]();
+  let connected!: () => void;
+  const connecting = new Promise<void>((resolve) => (connected = resolve));
+  const stream = pix.events.stream({ signal: stop.signal, onConnect: () => connected() })[Symbol.asyncIterator]();
   const next = stream.next(); // connects
-  await new Promise((r) => setTimeout(r, 500));
+  await connecting; // the stream starts with the merchant's next event: the charge's must come after
   const charge = await paid(pix, 1234);
   const { value } = await next;
   stop.abort();
