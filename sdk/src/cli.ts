@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { createPixClient } from './client.ts';
 import { EVENT_NAMES, isEventName, type EventName } from './events.ts';
 import { listen } from './listen.ts';
+import { listenSecret, secretsFile } from './listen-secrets.ts';
 import { RECIPES, trigger } from './trigger.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -18,6 +19,10 @@ Usage:
   pix-payments listen --forward-to <url> [--events a,b] [--secret whsec_...]
       Forwards your events (GET /v1/events/stream) to <url> as they happen, signed as webhooks are
       (Standard Webhooks) with the secret it prints at start (or --secret). Resumes after a dropped connection.
+      The secret is made once per API and merchant and kept in
+      $XDG_CONFIG_HOME/pix-payments/listen-secrets.json (~/.config/... by default; mode 0600).
+  pix-payments listen --print-secret
+      Prints that secret and exits: export PIX_WEBHOOK_SECRET=$(npx pix-payments listen --print-secret)
   pix-payments trigger <event>
       Makes the sandbox produce <event>:
 ${EVENT_NAMES.map((e) => `        ${e.padEnd(32)} ${RECIPES[e].does}`).join('\n')}
@@ -53,6 +58,26 @@ function eventList(value: string | undefined): EventName[] {
   return names as EventName[];
 }
 
+// The merchant's listen secret at this API, kept across runs (listen-secrets.ts).
+async function savedSecret(baseUrl: string, token: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const client = createPixClient({ baseUrl, token, headers: { 'user-agent': `pix-payments-cli/${version}` } });
+  const { data, error, response } = await client.GET('/v1/merchants/me');
+  if (!data)
+    throw new Error(`HTTP ${response.status} ${(error as { message?: string }).message ?? response.statusText}`);
+  return listenSecret(secretsFile(env), baseUrl, data.merchant.id).secret;
+}
+
+// \`npx pix-payments listen\` runs this process under \`sh -c\`, under npm: \`kill <npx's pid>\` ends those two, and the
+// shell passes no signal on. So, as a child should, it stops once the process that started it is gone (reparented).
+function endWithParent(stop: AbortController): void {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid !== parent) stop.abort();
+  }, 250);
+  watch.unref();
+  stop.signal.addEventListener('abort', () => clearInterval(watch), { once: true });
+}
+
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -63,6 +88,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       'forward-to': { type: 'string' },
       events: { type: 'string' },
       secret: { type: 'string' },
+      'print-secret': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -80,15 +106,19 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
 
   if (command === 'listen') {
     const forwardTo = values['forward-to'];
-    if (!forwardTo || !URL.canParse(forwardTo)) throw new UsageError('listen needs --forward-to <url>');
+    const printOnly = values['print-secret'];
+    if (!printOnly && (!forwardTo || !URL.canParse(forwardTo))) throw new UsageError('listen needs --forward-to <url>');
+    const secret = values.secret ?? (await savedSecret(baseUrl, token, env));
+    if (printOnly) return (console.log(secret), 0);
     const stop = new AbortController();
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop.abort());
+    endWithParent(stop);
     await listen({
       baseUrl,
       token,
-      forwardTo,
+      forwardTo: forwardTo!,
       events: eventList(values.events),
-      secret: values.secret,
+      secret,
       userAgent: `pix-payments-cli/${version}`,
       signal: stop.signal,
     });

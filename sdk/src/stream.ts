@@ -1,6 +1,6 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { createPixClient } from './client.ts';
 import type { PixEvent } from './events.ts';
+import type { paths } from './openapi.ts';
 
 // One event of GET /v1/events/stream: the JSON text exactly as the API sent it (what webhooks deliver) and parsed.
 export type StreamedEvent = { id: string; raw: string; event: PixEvent };
@@ -49,10 +49,14 @@ async function messageOf(res: Response): Promise<string> {
 // The merchant's latest event, so a stream that drops before its first event resumes from there (the API's own
 // `id:` announcement of it carries no event, which the SSE parser does not report).
 async function latestEventId(opts: StreamEventsOptions): Promise<string | undefined> {
-  const client = createPixClient({ baseUrl: opts.baseUrl, token: opts.token, signal: opts.signal });
-  const { data, error, response } = await client.GET('/v1/events', { params: { query: { limit: 1 } } });
-  if (error) throw new StreamError(response.status, (error as { message?: string }).message ?? response.statusText);
-  return data.events[0]?.id;
+  // plain fetch, as the stream itself: the typed client's module builds on this one (resources.ts)
+  const res = await fetch(`${opts.baseUrl.replace(/\/+$/, '')}/v1/events?limit=1`, {
+    headers: { authorization: `Bearer ${opts.token}`, accept: 'application/json' },
+    signal: opts.signal,
+  });
+  if (!res.ok) throw new StreamError(res.status, await messageOf(res));
+  const page = (await res.json()) as paths['/v1/events']['get']['responses'][200]['content']['application/json'];
+  return page.events[0]?.id;
 }
 
 // Every event of GET /v1/events/stream, in commit order, across reconnections: each resumes with Last-Event-ID, so

@@ -2,6 +2,9 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +20,9 @@ const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 let app: TestApp;
 let close: () => Promise<void>;
 const cleanups: (() => Promise<unknown> | void)[] = [];
+// the CLI's config directory (listen's secrets): never the user's own
+const config = mkdtempSync(join(tmpdir(), 'pix-cli-config-'));
+cleanups.push(() => rmSync(config, { recursive: true, force: true }));
 test.before(async () => {
   ({ app, close } = await startService());
 });
@@ -26,9 +32,9 @@ test.after.always(async () => {
 });
 
 // The CLI as a developer runs it, in its own process; its output kept line by line.
-function cli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH, ...env },
+function cli(args: string[], env: Record<string, string> = {}, command = [process.execPath, CLI]) {
+  const child = spawn(command[0], [...command.slice(1), ...args], {
+    env: { PATH: process.env.PATH, XDG_CONFIG_HOME: config, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -46,7 +52,8 @@ function cli(args: string[], env: Record<string, string> = {}) {
     get err() {
       return err;
     },
-    stop: () => child.kill('SIGINT'),
+    pid: child.pid!,
+    stop: (signal: NodeJS.Signals = 'SIGINT') => child.kill(signal),
     // resolves with the match once the output has it
     async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
       const deadline = Date.now() + timeoutMs;
@@ -290,4 +297,90 @@ test('plain http is accepted to loopback: localhost, 127.0.0.0/8 and ::1', async
     t.is(await run.exited, 1, `${baseUrl}: ${run.err}`);
     t.regex(run.err, /ECONNREFUSED/, baseUrl);
   }
+});
+
+test('listen keeps one secret per merchant across runs, prints it with --print-secret; --secret overrides', async (t) => {
+  const a = await integrator(app);
+  const b = await integrator(app);
+  const own = mkdtempSync(join(config, 'secrets-')); // this test's config directory, shared by no other test
+  const env = (apiKey: string) => ({ PIX_TOKEN: apiKey, PIX_BASE_URL: app.baseUrl, XDG_CONFIG_HOME: own });
+  const printed = async (apiKey: string, extra: string[] = []) => {
+    const run = cli(['listen', '--print-secret', ...extra], env(apiKey));
+    t.is(await run.exited, 0, run.err);
+    return run.out;
+  };
+  const first = await printed(a.apiKey);
+  t.regex(first, /^whsec_[A-Za-z0-9+/]{43}=\n$/, 'the secret alone, for $(…)');
+  const secret = first.trim();
+  t.is(await printed(a.apiKey), first, 'the same on the next run');
+  t.not((await printed(b.apiKey)).trim(), secret, 'each merchant its own');
+
+  const file = join(own, 'pix-payments', 'listen-secrets.json');
+  t.is(statSync(file).mode & 0o777, 0o600);
+  t.is(statSync(join(own, 'pix-payments')).mode & 0o777, 0o700);
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  t.is(saved[`${app.baseUrl} ${a.merchantId}`], secret);
+  t.is(Object.keys(saved).length, 2);
+
+  // a run of listen signs with it, and says so at start
+  const hook = await receiver();
+  const listen = cli(['listen', '--forward-to', hook.url()], env(a.apiKey));
+  t.is((await listen.waitFor(/signing secret is (whsec_\S+)/))[1], secret);
+  await listen.waitFor(/connected to the event stream/);
+  await payCharge(a.pix, 100);
+  const [request] = await hook.waitFor(1, 60_000);
+  t.is(verifyWebhook({ secret, headers: request.headers, body: request.body }).event, 'charge.paid');
+  listen.stop('SIGTERM');
+  t.is(await listen.exited, 0);
+
+  const given = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+  t.is((await printed(a.apiKey, ['--secret', given])).trim(), given);
+  t.is((await printed(a.apiKey)).trim(), secret, 'the kept one is left as it was');
+});
+
+// /proc/<pid>/stat's state, undefined once the process is gone (a zombie counts as gone: it runs nothing)
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+async function gone(pid: number, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (running(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
+test('SIGTERM and SIGINT end listen promptly, and killing its launcher (as `kill <npx pid>`) ends it too', async (t) => {
+  const { apiKey } = await integrator(app);
+  const hook = await receiver();
+  const env = { PIX_TOKEN: apiKey, PIX_BASE_URL: app.baseUrl };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    const listen = cli(['listen', '--forward-to', hook.url()], env);
+    await listen.waitFor(/connected to the event stream/);
+    const at = performance.now();
+    listen.stop(signal);
+    t.is(await listen.exited, 0, signal);
+    t.true(performance.now() - at < 3_000, `${signal} took ${performance.now() - at} ms`);
+    t.false(running(listen.pid));
+  }
+
+  // npx runs the bin under `sh -c`, which passes no signal on: the launcher killed, the CLI must notice
+  const launcher = cli(['listen', '--forward-to', hook.url()], env, [
+    '/bin/sh',
+    '-c',
+    `"${process.execPath}" "${CLI}" "$@"; echo launcher done`,
+    'sh',
+  ]);
+  await launcher.waitFor(/connected to the event stream/);
+  const [child] = readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, 'utf8').trim().split(' ');
+  t.true(running(Number(child)));
+  cleanups.push(() => void (running(Number(child)) && process.kill(Number(child), 'SIGKILL')));
+  launcher.stop('SIGTERM'); // not awaiting its 'close': an orphan would keep its stdout open
+  t.true(await gone(Number(child)), 'the CLI outlived its launcher');
 });

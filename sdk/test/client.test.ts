@@ -1,7 +1,14 @@
 import test from 'ava';
 import { startReceiver, type Receiver } from '../../test/support/receiver.ts';
 import type { TestApp } from '../../test/support/app.ts';
-import { createPixClient, signWebhook, verifyWebhook, WebhookVerificationError, type PixEvent } from '../src/index.ts';
+import {
+  createPixClient,
+  signWebhook,
+  verifyWebhook,
+  WEBHOOK_ERRORS,
+  WebhookVerificationError,
+  type PixEvent,
+} from '../src/index.ts';
 import { integrator, startService } from './support.ts';
 
 let app: TestApp;
@@ -109,4 +116,32 @@ test('verifyWebhook accepts a signature header with two signatures (a secret rot
     verifyWebhook({ secret: [third, oldSecret], headers: delivery.headers, body: delivery.body }).event,
     'charge.paid',
   );
+});
+
+test('verifyWebhook refusals carry a stable code and a Portuguese message, still WebhookVerificationError', (t) => {
+  const secret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+  const body = JSON.stringify({ id: 'e1', event: 'charge.paid', createdAt: new Date().toISOString(), data: {} });
+  const headers = signWebhook(secret, 'msg_1', body);
+  const refused = (input: Partial<Parameters<typeof verifyWebhook>[0]>) =>
+    t.throws(() => verifyWebhook({ secret, headers, body, ...input }), { instanceOf: WebhookVerificationError }) as
+      (WebhookVerificationError & { code: string }) | undefined;
+
+  t.like(refused({ body: body.replace('e1', 'e2') }), {
+    code: 'signature_mismatch',
+    message: 'Assinatura não confere com o segredo (No matching signature found)',
+  });
+  t.like(refused({ headers: { ...headers, 'webhook-id': undefined } }), {
+    code: 'missing_headers',
+    message: WEBHOOK_ERRORS.missing_headers,
+  });
+  const old = signWebhook(secret, 'msg_1', body, new Date(Date.now() - 10 * 60_000));
+  t.like(refused({ headers: old }), { code: 'timestamp_too_old', message: WEBHOOK_ERRORS.timestamp_too_old });
+  t.like(refused({ headers: { ...headers, 'webhook-timestamp': 'ontem' } }), { code: 'invalid_timestamp' });
+  // the English text the library used to throw is still in the message
+  t.regex(refused({ secret: `whsec_${Buffer.alloc(32, 6).toString('base64')}` })!.message, /No matching signature/);
+
+  // a secret that cannot be read is the receiver's configuration: not a refused delivery
+  const misconfigured = t.throws(() => verifyWebhook({ secret: 'whsec_', headers, body }), { instanceOf: TypeError });
+  t.like(misconfigured, { code: 'invalid_secret', message: WEBHOOK_ERRORS.invalid_secret });
+  t.false(misconfigured instanceof WebhookVerificationError);
 });

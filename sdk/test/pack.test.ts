@@ -104,7 +104,8 @@ test.serial('npm pack ships JavaScript and .d.ts, and installs in an empty proje
     cwd: offlineProject(project, filename, integrity, registry.stdout.trim().replace(/\/?$/, '/')),
   });
   t.true(existsSync(join(project, 'node_modules/.bin/pix-payments')));
-  env = { PATH: PATH20, HOME: process.env.HOME ?? '/root' };
+  // listen's kept secrets in the project, not in the user's ~/.config
+  env = { PATH: PATH20, HOME: process.env.HOME ?? '/root', XDG_CONFIG_HOME: join(project, '.config') };
   const imported = await run(
     NODE20,
     ['-e', "import('@pix-payments/sdk').then((m) => console.log(typeof m.verifyWebhook))"],
@@ -123,6 +124,13 @@ test.serial('a TypeScript consumer of the installed package type-checks, and a w
 const pix = createPixClient({ baseUrl: 'http://localhost:3000', token: 'lk_x' });
 export const created = await pix.POST('/v1/charges', { body: { amount: 100, description: 'x' } });
 export const id: string | undefined = created.data?.charge.id;
+const charge = await pix.charges.create({ amount: 100, description: 'x' }, { idempotencyKey: 'k1' });
+export const status: 'PENDING' | 'PAID' | 'FAILED' | 'REFUNDED' | 'CANCELED' = charge.status;
+export const total: number = (await pix.charges.list({ status: 'PAID' })).total;
+// @ts-expect-error a refund's amount is a number of centavos
+await pix.charges.refund(charge.id, { amount: '100' });
+// @ts-expect-error the API takes no x-idempotency-key on webhooks: no option to send one
+await pix.webhooks.create({ url: 'https://loja.example.com/hook', events: ['charge.paid'] }, { idempotencyKey: 'k' });
 export function on(e: PixEvent): string {
   return e.event === 'withdraw.failed' ? e.data.status : e.event;
 }
@@ -206,3 +214,65 @@ console.log(JSON.stringify({ id: event.id, event: event.event, status: event.dat
     t.is((await once(listen, 'exit'))[0], 0);
   },
 );
+
+// The quick start of the README the package ships, as written, under Node 20 against the real API.
+test.serial(
+  'the README quick start runs as written: a charge created with its key, a refusal as PixApiError',
+  async (t) => {
+    const { apiKey, pix } = await integrator(app);
+    const readme = readFileSync(join(project, 'node_modules/@pix-payments/sdk/README.md'), 'utf8');
+    const quickStart = readme.split('## Quick start')[1].match(/```js\n([\s\S]*?)```/)![1];
+    t.regex(quickStart, /idempotencyKey/);
+    writeFileSync(join(project, 'quickstart.js'), quickStart);
+    const withApi = { ...env, PIX_TOKEN: apiKey, PIX_BASE_URL: app.baseUrl };
+    for (const attempt of [1, 2]) {
+      const { stdout } = await run(NODE20, ['quickstart.js'], { cwd: project, env: withApi });
+      const [created, refused] = stdout.trim().split('\n');
+      const [, id] = created.match(/^charge (\S+) PENDING$/)!;
+      t.regex(refused, /^refused 422 \S+ \S.* \S+$/, `run ${attempt}`);
+      const { charges } = await pix.charges.list();
+      t.deepEqual(
+        charges.map((c) => c.id),
+        [id],
+        'the same key: one charge however often it runs',
+      );
+    }
+  },
+);
+
+// `npx pix-payments listen` is npm, then `sh -c`, then the CLI: `kill` of npx's pid must not leave the CLI running.
+test.serial('kill of `npx pix-payments listen` leaves no process behind', async (t) => {
+  const { apiKey } = await integrator(app);
+  const npx = spawn('npx', ['--offline', 'pix-payments', 'listen', '--forward-to', 'http://127.0.0.1:9/'], {
+    cwd: project,
+    env: { ...env, PIX_TOKEN: apiKey, PIX_BASE_URL: app.baseUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  npx.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  while (!/connected to the event stream/.test(out)) {
+    if (npx.exitCode !== null) return t.fail(out);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const descendants = (pid: number): number[] =>
+    readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter(Boolean)
+      .map(Number)
+      .flatMap((child) => [child, ...descendants(child)]);
+  const tree = descendants(npx.pid!);
+  t.true(tree.length >= 1, 'npx runs the CLI as a child');
+  t.teardown(() => tree.forEach((pid) => alive(pid) && process.kill(pid, 'SIGKILL')));
+  npx.kill('SIGTERM');
+  const deadline = Date.now() + 5_000;
+  while (tree.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  t.deepEqual(tree.filter(alive), [], 'processes left running');
+});
+
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
