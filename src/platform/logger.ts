@@ -17,6 +17,7 @@ export const REDACT_PATHS = [
 ];
 
 type PrettyFactory = (opts: Record<string, unknown>) => DestinationStream;
+const require = createRequire(import.meta.url);
 
 // Readable lines for a developer watching a terminal (NODE_ENV=development and stdout a TTY); JSON lines everywhere
 // else (a file, a pipe, a log collector, production). pino-pretty is a dev dependency: loaded only when wanted, and
@@ -25,7 +26,7 @@ function prettyStream(env: NodeJS.ProcessEnv, stdout: { isTTY?: boolean }): Dest
   if (env.NODE_ENV !== 'development' || !stdout.isTTY) return undefined;
   let pretty: PrettyFactory;
   try {
-    pretty = createRequire(import.meta.url)('pino-pretty') as PrettyFactory;
+    pretty = require('pino-pretty') as PrettyFactory;
   } catch {
     return undefined;
   }
