@@ -13,11 +13,18 @@ const PROGRAM =
   `log.info({ password: ${JSON.stringify(SECRET)}, merchantId: 'm_1' }, 'merchant signed up');` +
   // a fatal line right before exit still gets out
   `log.fatal('stopping'); process.exit(0);`;
-const command = `${JSON.stringify(process.execPath)} --input-type=module -e ${JSON.stringify(PROGRAM)}`;
+// as after `npm ci --omit=dev`: pino-pretty cannot be found
+const WITHOUT_PRETTY =
+  `(await import('node:module')).registerHooks({ resolve: (specifier, context, next) => {` +
+  `if (specifier === 'pino-pretty') throw Object.assign(new Error('Cannot find module'), { code: 'MODULE_NOT_FOUND' });` +
+  `return next(specifier, context); } });`;
+const nodeCommand = (program: string) =>
+  `${JSON.stringify(process.execPath)} --input-type=module -e ${JSON.stringify(program)}`;
+const command = nodeCommand(PROGRAM);
 
-async function inTerminal(nodeEnv: string): Promise<string> {
+async function inTerminal(nodeEnv: string, program = command): Promise<string> {
   // -e: script's exit status is the program's; the transcript goes to /dev/null, the terminal's output to stdout
-  const { stdout } = await run('script', ['-qec', command, '/dev/null'], {
+  const { stdout } = await run('script', ['-qec', program, '/dev/null'], {
     env: { ...process.env, NODE_ENV: nodeEnv },
   });
   return stdout.replace(/\r/g, '');
@@ -66,4 +73,11 @@ test('any other NODE_ENV in a terminal: JSON lines, the secret redacted', async 
     t.like(lines.get('stopping'), { level: 60 }, nodeEnv);
     t.is(lines.size, 2);
   }
+});
+
+test('NODE_ENV=development in a terminal without pino-pretty installed: JSON lines, nothing fails', async (t) => {
+  const lines = byMessage(await inTerminal('development', nodeCommand(WITHOUT_PRETTY + PROGRAM)));
+  t.like(lines.get('merchant signed up'), { level: 30, password: '[redacted]' });
+  t.like(lines.get('stopping'), { level: 60 });
+  t.is(lines.size, 2);
 });
