@@ -125,9 +125,9 @@ test('/docs over plain http at a non-loopback host opens on the endpoints, acces
   t.regex(source, /import \{ createPixClient \} from '@pix-payments\/sdk';/);
   t.regex(
     source,
-    /createPixClient\(\{ baseUrl: 'http:\/\/docs\.example\.test:\d+', token: process\.env\.PIX_TOKEN \}\)/,
+    /createPixClient\(\{\s+baseUrl: 'http:\/\/docs\.example\.test:\d+',\s+token: process\.env\.PIX_TOKEN,\s+\}\)/,
   );
-  t.regex(source, /params: \{ header: \{ "x-idempotency-key": "pedido-1" \} \}/);
+  t.regex(source, /params: \{\s+header: \{ "x-idempotency-key": "pedido-1" \},\s+\}/);
   t.regex(source, /"amount": 1050,\s+"description": "Pedido 1"/);
   await example.getByTestId('client-picker').first().click();
   t.deepEqual(await page.getByRole('option').allTextContents(), ['SDK', 'curl']);

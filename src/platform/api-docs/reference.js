@@ -67,7 +67,7 @@ function samples(path, method, operation, pathItem) {
     const placed = Object.entries({ path: pathParams, query, header }).filter(([, v]) => Object.keys(v).length);
     if (placed.length)
       options.push(
-        `params: { ${placed.map(([place, v]) => `${place}: ${js(v, '  ').replace(/\n\s*/g, ' ')}`).join(', ')} }`,
+        `params: {\n${placed.map(([place, v]) => `    ${place}: ${js(v, '').replace(/\n\s*/g, ' ')},\n`).join('')}  }`,
       );
     if (body !== undefined) options.push(`body: ${js(body, '  ')}`);
     const call = `pix.${method.toUpperCase()}('${path}'${options.length ? `, {\n  ${options.join(',\n  ')},\n}` : ''})`;
@@ -76,7 +76,7 @@ function samples(path, method, operation, pathItem) {
       label: 'SDK',
       source:
         "import { createPixClient } from '@pix-payments/sdk';\n\n" +
-        `const pix = createPixClient({ baseUrl: '${BASE}'${open ? '' : ', token: process.env.PIX_TOKEN'} });\n` +
+        `const pix = createPixClient({\n  baseUrl: '${BASE}',\n${open ? '' : '  token: process.env.PIX_TOKEN,\n'}});\n` +
         `const { data, error } = await ${call};`,
     });
   }
