@@ -36,13 +36,13 @@ export function apiDocsRoutes(): Router {
   const own = (file: string) => readFileSync(new URL(file, OWN_FILES));
   const versioned = (file: string) => `/docs/${file}?v=${hash(own(file))}`;
   // the chunks the entry imports statically, announced up front instead of discovered once the entry has arrived
-  const preloads = [...new Set(entry.toString('latin1').matchAll(/from"\.\/(chunks\/[\w.-]+\.js)"/g))]
-    .map(([, chunk]) => `    <link rel="modulepreload" href="${scalarBase}${chunk}" />`)
-    .filter((link, i, all) => all.indexOf(link) === i)
-    .join('\n');
+  const chunks = new Set([...entry.toString('latin1').matchAll(/from"\.\/(chunks\/[\w.-]+\.js)"/g)].map((m) => m[1]));
+  const preloads = [...chunks]
+    .map((chunk) => `<link rel="modulepreload" href="${scalarBase}${chunk}" />`)
+    .join('\n    ');
   const page = own('index.html')
     .toString('utf8')
-    .replace('{{preloads}}', preloads.trimStart())
+    .replace('{{preloads}}', preloads)
     .replaceAll('{{scalar}}', `${scalarBase}${SCALAR_ENTRY}`)
     .replace('{{reference.js}}', versioned('reference.js'))
     .replace('{{theme.css}}', versioned('theme.css'));
