@@ -1475,7 +1475,9 @@ export interface paths {
         };
         /**
          * This document as JSON
-         * @description This reference as an OpenAPI 3.1 document, read once when the API starts. No credentials.
+         * @description This reference as an OpenAPI 3.1 document, read once when the API starts. No credentials. Sent brotli- or
+         *     gzip-compressed when the request accepts it (`content-encoding`), with an ETag per encoding and
+         *     `cache-control: no-cache`: a request with a matching `if-none-match` is answered 304 without a body.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -1496,7 +1498,11 @@ export interface paths {
         /**
          * This reference page
          * @description An HTML page rendering `/openapi.json`, with every script and style served by the API itself (no CDN, no
-         *     inline script). No credentials; to try a request, enter a JWT or an API key under Authentication.
+         *     inline script). No credentials; to try a request, enter a JWT or an API key under Authentication. Each
+         *     operation's request example is the `@pix-payments/sdk` call (the typed client's `pix.POST(path, { params,
+         *     body })`) and curl, built in the page from the document. Compressed and revalidated like `/openapi.json`; the
+         *     renderer's files live under `/docs/scalar-<hash>/`, cached for a year (`immutable`): a new renderer is a new
+         *     URL.
          */
         get: operations["getApiDocsPage"];
         put?: never;

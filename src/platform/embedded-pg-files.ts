@@ -87,10 +87,23 @@ export function mkdirReachable(path: string): void {
   }
 }
 
+// Names the first directory on the way the server's user cannot pass, and the command that lets it (a `mktemp -d`
+// is mode 700: chmod o+x opens it to passing through, not to listing or reading).
 function outOfReach(path: string, as: NonNullable<ServerUser>): Error {
+  const at = firstBlocked(path, as);
   return new Error(
-    `${path} is out of reach of the "${as.name}" user the server runs as (a parent directory without o+x)`,
+    `${path} is out of reach of the "${as.name}" user the server runs as` +
+      (at ? `: it cannot pass ${at} (chmod o+x ${at}, or choose a directory it can reach)` : ''),
   );
+}
+
+function firstBlocked(dir: string, as: NonNullable<ServerUser>): string | undefined {
+  let path = '/';
+  for (const part of resolve(dir).split('/').filter(Boolean)) {
+    path = join(path, part);
+    if (!canReach(path, as)) return path;
+  }
+  return undefined;
 }
 
 export type Binaries = { initdb: string; postgres: string };
@@ -182,12 +195,9 @@ function blockedAt(dir: string, as: ServerUser): string | undefined {
     }
   }
   if (canReach(dir, as)) return undefined;
-  let path = '/';
-  for (const part of resolve(dir).split('/').filter(Boolean)) {
-    path = join(path, part);
-    if (!canReach(path, as))
-      return `the "${as.name}" user the server runs as cannot pass ${path} (its mode lost o+x: chmod o+x ${path})`;
-  }
+  const path = firstBlocked(dir, as);
+  if (path)
+    return `the "${as.name}" user the server runs as cannot pass ${path} (its mode lost o+x: chmod o+x ${path})`;
   return `the "${as.name}" user the server runs as cannot reach it`;
 }
 
