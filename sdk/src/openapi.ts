@@ -2042,11 +2042,11 @@ export interface components {
          *     | `payer_max_amount_too_low` | 422 | `payerMaxAmount deve ser maior ou igual a minAmount ({minAmount})` |
          *     | `mandate_not_push` | 422 | `Somente autorizações da jornada PUSH têm solicitação ao pagador` |
          *     | `mandate_not_requestable` | 422 | `Autorização {status}: não aceita nova solicitação` |
-         *     | `mandate_request_open` | 422 | `Nova solicitação só depois da última EXPIRED ou REJECTED` |
+         *     | `mandate_request_not_renewable` | 422 | `Nova solicitação só depois da última EXPIRED ou REJECTED` |
          *     | `mandate_not_approved` | 422 | `A autorização precisa estar APPROVED para receber cobranças` |
          *     | `due_date_out_of_window` | 422 | `dueDate deve estar entre hoje + 2 e hoje + 10 dias` |
          *     | `due_date_out_of_period` | 422 | `dueDate deve estar entre startDate e endDate da autorização` |
-         *     | `amount_not_fixed_amount` | 422 | `amount deve ser o valor fixo da autorização ({amount} centavos)` |
+         *     | `mandate_amount_mismatch` | 422 | `amount deve ser o valor fixo da autorização ({amount} centavos)` |
          *     | `cycle_already_charged` | 422 | `Já existe uma cobrança recorrente ativa neste ciclo da autorização` |
          *     | `recurring_charge_not_cancelable` | 422 | `Somente cobranças recorrentes CREATED ou ACTIVE podem ser canceladas` |
          *     | `cancel_after_due_date` | 422 | `A cobrança recorrente só pode ser cancelada antes do vencimento (dueDate)` |
@@ -2065,7 +2065,7 @@ export interface components {
          *     | `service_restarting` | 503 | `Servidor reiniciando: reconecte em instantes` |
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "invalid_request" | "payload_too_large" | "unsupported_media_type" | "route_not_found" | "unauthenticated" | "invalid_credentials" | "forbidden" | "account_inactive" | "prerequisites_missing" | "cnpj_required" | "not_found" | "no_scheduled_attempt" | "idempotency_conflict" | "transaction_conflict" | "email_taken" | "pix_key_taken" | "webhook_inactive" | "delivery_pending" | "infraction_open" | "infraction_already_open" | "refund_in_progress" | "nothing_to_dispute" | "mandate_request_pending" | "retry_already_scheduled" | "insufficient_balance" | "recipient_insufficient_balance" | "split_recipient_invalid" | "charge_not_pending" | "payment_before_charge" | "charge_not_paid" | "refund_window_expired" | "refund_exceeds_refundable" | "defense_closed" | "webhook_limit_reached" | "charge_unfit_for_mandate" | "mandate_only_cancel" | "mandate_not_cancelable" | "mandate_not_approvable" | "mandate_not_rejectable" | "mandate_expired" | "mandate_charge_not_payable" | "payer_max_amount_too_low" | "mandate_not_push" | "mandate_not_requestable" | "mandate_request_open" | "mandate_not_approved" | "due_date_out_of_window" | "due_date_out_of_period" | "amount_not_fixed_amount" | "cycle_already_charged" | "recurring_charge_not_cancelable" | "cancel_after_due_date" | "retry_policy_required" | "retry_not_allowed" | "retry_window" | "retry_too_soon" | "retry_same_day" | "retry_limit_reached" | "rate_limited" | "too_many_streams" | "test_sends_limited" | "internal_error" | "acquirer_refused" | "acquirer_unavailable" | "service_restarting";
+        ErrorCode: "validation_failed" | "malformed_json" | "invalid_request" | "payload_too_large" | "unsupported_media_type" | "route_not_found" | "unauthenticated" | "invalid_credentials" | "forbidden" | "account_inactive" | "prerequisites_missing" | "cnpj_required" | "not_found" | "no_scheduled_attempt" | "idempotency_conflict" | "transaction_conflict" | "email_taken" | "pix_key_taken" | "webhook_inactive" | "delivery_pending" | "infraction_open" | "infraction_already_open" | "refund_in_progress" | "nothing_to_dispute" | "mandate_request_pending" | "retry_already_scheduled" | "insufficient_balance" | "recipient_insufficient_balance" | "split_recipient_invalid" | "charge_not_pending" | "payment_before_charge" | "charge_not_paid" | "refund_window_expired" | "refund_exceeds_refundable" | "defense_closed" | "webhook_limit_reached" | "charge_unfit_for_mandate" | "mandate_only_cancel" | "mandate_not_cancelable" | "mandate_not_approvable" | "mandate_not_rejectable" | "mandate_expired" | "mandate_charge_not_payable" | "payer_max_amount_too_low" | "mandate_not_push" | "mandate_not_requestable" | "mandate_request_not_renewable" | "mandate_not_approved" | "due_date_out_of_window" | "due_date_out_of_period" | "mandate_amount_mismatch" | "cycle_already_charged" | "recurring_charge_not_cancelable" | "cancel_after_due_date" | "retry_policy_required" | "retry_not_allowed" | "retry_window" | "retry_too_soon" | "retry_same_day" | "retry_limit_reached" | "rate_limited" | "too_many_streams" | "test_sends_limited" | "internal_error" | "acquirer_refused" | "acquirer_unavailable" | "service_restarting";
         /**
          * @description Every error body: `code` (ErrorCode: what a client switches on), `message` (Portuguese, exact), and `errors`
          *     (field by field, on a 400) or `requestId` (on a 500) where they apply.
@@ -7907,7 +7907,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        code?: "mandate_not_approved" | "due_date_out_of_window" | "due_date_out_of_period" | "cycle_already_charged" | "amount_not_fixed_amount";
+                        code?: "mandate_not_approved" | "due_date_out_of_window" | "due_date_out_of_period" | "cycle_already_charged" | "mandate_amount_mismatch";
                         message?: ("A autorização precisa estar APPROVED para receber cobranças" | "dueDate deve estar entre hoje + 2 e hoje + 10 dias" | "dueDate deve estar entre startDate e endDate da autorização" | "Já existe uma cobrança recorrente ativa neste ciclo da autorização") | unknown;
                     };
                 };

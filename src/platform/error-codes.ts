@@ -127,11 +127,14 @@ export const ERROR_CODES = {
   },
   mandate_not_push: { status: 422, messages: ['Somente autorizações da jornada PUSH têm solicitação ao pagador'] },
   mandate_not_requestable: { status: 422, messages: ['Autorização {status}: não aceita nova solicitação'] },
-  mandate_request_open: { status: 422, messages: ['Nova solicitação só depois da última EXPIRED ou REJECTED'] },
+  mandate_request_not_renewable: {
+    status: 422,
+    messages: ['Nova solicitação só depois da última EXPIRED ou REJECTED'],
+  },
   mandate_not_approved: { status: 422, messages: ['A autorização precisa estar APPROVED para receber cobranças'] },
   due_date_out_of_window: { status: 422, messages: ['dueDate deve estar entre hoje + 2 e hoje + 10 dias'] },
   due_date_out_of_period: { status: 422, messages: ['dueDate deve estar entre startDate e endDate da autorização'] },
-  amount_not_fixed_amount: {
+  mandate_amount_mismatch: {
     status: 422,
     messages: ['amount deve ser o valor fixo da autorização ({amount} centavos)'],
   },

@@ -57,8 +57,8 @@ export const notFoundRoute: RequestHandler = (_req, res) => {
 
 export const CONFLICT_RETRY = 'Conflito com uma operação simultânea; nada foi alterado, tente novamente';
 
-// One place turns errors into JSON (`errorBody`: a code, the message): domain errors keep their status and code; body-parser errors keep theirs; a
-// deadlock or serialization failure is 409; the rest is 500.
+// One place turns errors into JSON (`errorBody`: a code of error-codes.ts, the message): domain errors keep their
+// status and code; body-parser errors keep their status; a deadlock or serialization failure is 409; the rest is 500.
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err instanceof HttpError) {
     if (err instanceof TooManyRequestsError) res.setHeader('retry-after', String(err.retryAfterSeconds));

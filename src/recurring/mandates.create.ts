@@ -190,11 +190,10 @@ export async function createMandate(
           merchant.id,
         ]);
         // a prerequisite went away meanwhile (the PSP's mandate, never approved, expires there)
-        if (!inserted)
-          throw (
-            (await merchantProblem(tx, merchant.id)) ??
-            new ForbiddenError(PREREQUISITES_CHANGED, 'prerequisites_missing')
-          );
+        if (!inserted) {
+          const problem = await merchantProblem(tx, merchant.id);
+          throw problem ?? new ForbiddenError(PREREQUISITES_CHANGED, 'prerequisites_missing');
+        }
         if (requestId) await enqueue(deps.boss, tx, QUEUES.mandateRequest, { mandateId: id, requestId });
         return inserted;
       });

@@ -53,7 +53,7 @@ function checkRules(m: sql.MandateForCharge, input: CreateRecurringChargeInput, 
   if (input.dueDate < m.start_date || (m.end_date !== null && input.dueDate > m.end_date))
     throw new BusinessRuleError(CREATE_RULES.period, 'due_date_out_of_period');
   if (m.amount !== null && input.amount !== m.amount)
-    throw new BusinessRuleError(CREATE_RULES.amount(m.amount), 'amount_not_fixed_amount');
+    throw new BusinessRuleError(CREATE_RULES.amount(m.amount), 'mandate_amount_mismatch');
 }
 
 // A duplicate creation under an idempotency key found inside the transaction: createOnce answers it as a replay.
