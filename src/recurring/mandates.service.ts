@@ -89,7 +89,10 @@ export async function requestAgain(
     throw new BusinessRuleError(`Autorização ${m.status}: não aceita nova solicitação`, 'mandate_not_requestable');
   if (m.request_status === 'SENT') throw new ConflictError(REQUEST_PENDING, 'mandate_request_pending');
   if (m.request_status !== 'EXPIRED' && m.request_status !== 'REJECTED')
-    throw new BusinessRuleError('Nova solicitação só depois da última EXPIRED ou REJECTED', 'mandate_request_not_renewable');
+    throw new BusinessRuleError(
+      'Nova solicitação só depois da última EXPIRED ou REJECTED',
+      'mandate_request_not_renewable',
+    );
   const requestId = requestIdFor(m.rec_id);
   return transactional(em, async (tx) => {
     const [moved] = await tx.execute<sql.MandateRow[]>(sql.NEW_REQUEST, [requestId, m.id]);
