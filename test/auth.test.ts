@@ -94,17 +94,20 @@ test('login returns token and user; bad credentials get 401 Credenciais inválid
   t.is((await client(app.baseUrl, ok.body.token).get('/v1/merchants/me')).status, 200);
 
   const wrong = await anon().post('/v1/auth/login', { email: m.email, password: 'wrong password' });
-  t.deepEqual([wrong.status, wrong.body], [401, { message: 'Credenciais inválidas' }]);
+  t.deepEqual([wrong.status, wrong.body], [401, { code: 'invalid_credentials', message: 'Credenciais inválidas' }]);
   const unknown = await anon().post('/v1/auth/login', { email: 'nobody@example.com', password: 'whatever1' });
-  t.deepEqual([unknown.status, unknown.body], [401, { message: 'Credenciais inválidas' }]);
+  t.deepEqual([unknown.status, unknown.body], [401, { code: 'invalid_credentials', message: 'Credenciais inválidas' }]);
   t.is((await anon().post('/v1/auth/login', {})).status, 400);
 });
 
 test('missing Authorization header: 401 Cabeçalho de autorização ausente', async (t) => {
   const res = await anon().get('/v1/merchants/me');
-  t.deepEqual([res.status, res.body], [401, { message: 'Cabeçalho de autorização ausente' }]);
+  t.deepEqual([res.status, res.body], [401, { code: 'unauthenticated', message: 'Cabeçalho de autorização ausente' }]);
   const charges = await anon().get('/v1/api-keys');
-  t.deepEqual([charges.status, charges.body], [401, { message: 'Cabeçalho de autorização ausente' }]);
+  t.deepEqual(
+    [charges.status, charges.body],
+    [401, { code: 'unauthenticated', message: 'Cabeçalho de autorização ausente' }],
+  );
 });
 
 test('invalid, tampered, expired or foreign JWTs: 401 Token inválido ou expirado', async (t) => {
@@ -120,10 +123,14 @@ test('invalid, tampered, expired or foreign JWTs: 401 Token inválido ou expirad
   const noneAlg = [Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url'), p, ''].join('.');
   for (const token of ['garbage', tampered, expired, foreign, noneAlg]) {
     const res = await client(app.baseUrl, token).get('/v1/merchants/me');
-    t.deepEqual([res.status, res.body], [401, { message: 'Token inválido ou expirado' }], token);
+    t.deepEqual(
+      [res.status, res.body],
+      [401, { code: 'unauthenticated', message: 'Token inválido ou expirado' }],
+      token,
+    );
   }
   const basic = await anon().get('/v1/merchants/me', { authorization: 'Basic dXNlcjpwYXNz' });
-  t.deepEqual([basic.status, basic.body], [401, { message: 'Token inválido ou expirado' }]);
+  t.deepEqual([basic.status, basic.body], [401, { code: 'unauthenticated', message: 'Token inválido ou expirado' }]);
 });
 
 test('only what the API issues is a JWT: HS256, with exp, at most 7 days old, about a user id (401, never 500)', async (t) => {
@@ -143,7 +150,11 @@ test('only what the API issues is a JWT: HS256, with exp, at most 7 days old, ab
   };
   for (const [name, token] of Object.entries(tokens)) {
     const res = await client(app.baseUrl, token).get('/v1/merchants/me');
-    t.deepEqual([res.status, res.body], [401, { message: 'Token inválido ou expirado' }], name);
+    t.deepEqual(
+      [res.status, res.body],
+      [401, { code: 'unauthenticated', message: 'Token inválido ou expirado' }],
+      name,
+    );
   }
   const sixDays = jwt.sign({ role: 'USER', iat: now - 6 * 86400 }, secret, { subject: m.userId, expiresIn: '7d' });
   t.is((await client(app.baseUrl, sixDays).get('/v1/merchants/me')).status, 200, 'a 6-day-old token still works');
@@ -185,11 +196,14 @@ test('Authorization: the Bearer scheme in any case, with any spaces or tabs; any
   }
   // a second token in the query or the body (RFC 6750's other ways) is refused with the spec's message, not a 400
   const twice = await anon().get(`/v1/merchants/me?access_token=${m.token}`, { authorization: `Bearer ${m.token}` });
-  t.deepEqual([twice.status, twice.body], [401, { message: 'Token inválido ou expirado' }]);
+  t.deepEqual([twice.status, twice.body], [401, { code: 'unauthenticated', message: 'Token inválido ou expirado' }]);
   const inBody = await client(app.baseUrl, key).post('/v1/merchants/me/pix-keys', { access_token: key });
-  t.deepEqual([inBody.status, inBody.body], [401, { message: 'Token inválido ou expirado' }]);
+  t.deepEqual([inBody.status, inBody.body], [401, { code: 'unauthenticated', message: 'Token inválido ou expirado' }]);
   const only = await anon().get(`/v1/merchants/me?access_token=${m.token}`);
-  t.deepEqual([only.status, only.body], [401, { message: 'Cabeçalho de autorização ausente' }]);
+  t.deepEqual(
+    [only.status, only.body],
+    [401, { code: 'unauthenticated', message: 'Cabeçalho de autorização ausente' }],
+  );
 });
 
 test('API key lifecycle: created once with its value, listed without it, usable, revoked to INACTIVE', async (t) => {
@@ -221,14 +235,14 @@ test('API key lifecycle: created once with its value, listed without it, usable,
   t.is(del.status, 200);
   t.is(typeof del.body.message, 'string');
   const after = await viaKey.get('/v1/merchants/me');
-  t.deepEqual([after.status, after.body], [401, { message: 'Chave de API inativa' }]);
+  t.deepEqual([after.status, after.body], [401, { code: 'unauthenticated', message: 'Chave de API inativa' }]);
   const list = await m.http.get('/v1/api-keys');
   t.is(list.body.apiKeys[0].status, 'INACTIVE');
 });
 
 test('an unknown lk_ key: 401 Chave de API inválida', async (t) => {
   const res = await client(app.baseUrl, 'lk_' + 'A'.repeat(43)).get('/v1/merchants/me');
-  t.deepEqual([res.status, res.body], [401, { message: 'Chave de API inválida' }]);
+  t.deepEqual([res.status, res.body], [401, { code: 'unauthenticated', message: 'Chave de API inválida' }]);
 });
 
 test('API keys cannot manage API keys: 403 Esta rota exige login com JWT', async (t) => {
@@ -238,7 +252,7 @@ test('API keys cannot manage API keys: 403 Esta rota exige login com JWT', async
     await viaKey.get('/v1/api-keys'),
     await viaKey.post('/v1/api-keys', { name: 'x', description: 'y' }),
   ]) {
-    t.deepEqual([res.status, res.body], [403, { message: 'Esta rota exige login com JWT' }]);
+    t.deepEqual([res.status, res.body], [403, { code: 'forbidden', message: 'Esta rota exige login com JWT' }]);
   }
   t.is((await m.http.get('/v1/api-keys')).body.apiKeys.length, 1);
 });
@@ -272,6 +286,6 @@ test('a blocked merchant gets 403 Sua conta está inativa with a JWT or an API k
     .execute(`update merchants set status = 'BLOCKED' where id = ?`, [m.merchantId]);
   for (const token of [m.token, key]) {
     const res = await client(app.baseUrl, token).get('/v1/merchants/me');
-    t.deepEqual([res.status, res.body], [403, { message: 'Sua conta está inativa' }]);
+    t.deepEqual([res.status, res.body], [403, { code: 'account_inactive', message: 'Sua conta está inativa' }]);
   }
 });

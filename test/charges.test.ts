@@ -24,21 +24,39 @@ test('a charge needs KYC, an acquirer account and an active PIX key: 403 naming 
   const r1 = await none.http.post('/v1/charges', body);
   t.deepEqual(
     [r1.status, r1.body],
-    [403, { message: 'KYC não aprovado; Conta recebedora não configurada; Nenhuma chave PIX ativa' }],
+    [
+      403,
+      {
+        code: 'prerequisites_missing',
+        message: 'KYC não aprovado; Conta recebedora não configurada; Nenhuma chave PIX ativa',
+      },
+    ],
   );
   const noAcquirer = await createMerchant(app, { kyc: 'APPROVED', pixKey: true });
-  t.deepEqual((await noAcquirer.http.post('/v1/charges', body)).body, { message: 'Conta recebedora não configurada' });
+  t.deepEqual((await noAcquirer.http.post('/v1/charges', body)).body, {
+    code: 'prerequisites_missing',
+    message: 'Conta recebedora não configurada',
+  });
   const noKey = await createMerchant(app, { kyc: 'APPROVED', acquirer: true });
-  t.deepEqual((await noKey.http.post('/v1/charges', body)).body, { message: 'Nenhuma chave PIX ativa' });
+  t.deepEqual((await noKey.http.post('/v1/charges', body)).body, {
+    code: 'prerequisites_missing',
+    message: 'Nenhuma chave PIX ativa',
+  });
   // with a customer too, and no customer row is left behind
   const withCustomer = await noKey.http.post('/v1/charges', { ...body, customer: { name: 'Maria', document: cpf() } });
-  t.deepEqual([withCustomer.status, withCustomer.body], [403, { message: 'Nenhuma chave PIX ativa' }]);
+  t.deepEqual(
+    [withCustomer.status, withCustomer.body],
+    [403, { code: 'prerequisites_missing', message: 'Nenhuma chave PIX ativa' }],
+  );
   const customers = await app.orm.em
     .fork()
     .execute('select count(*) as n from customers where merchant_id = ?', [noKey.merchantId]);
   t.is(Number(customers[0].n), 0);
   const rejected = await createMerchant(app, { kyc: 'REJECTED', acquirer: true, pixKey: true });
-  t.deepEqual((await rejected.http.post('/v1/charges', body)).body, { message: 'KYC não aprovado' });
+  t.deepEqual((await rejected.http.post('/v1/charges', body)).body, {
+    code: 'prerequisites_missing',
+    message: 'KYC não aprovado',
+  });
   // deleting the only key takes the merchant back to 403
   const m = await createOnboardedMerchant(app);
   const [key] = (await m.http.get('/v1/merchants/me/pix-keys')).body.pixKeys;
@@ -263,5 +281,8 @@ test('charges work with an API key too, and need a credential', async (t) => {
   const http = client(app.baseUrl, await createApiKeyFor(app, m.token));
   t.is((await http.post('/v1/charges', { amount: 100, description: 'via key' })).status, 201);
   t.is((await http.get('/v1/charges')).body.total, 1);
-  t.deepEqual((await client(app.baseUrl).get('/v1/charges')).body, { message: 'Cabeçalho de autorização ausente' });
+  t.deepEqual((await client(app.baseUrl).get('/v1/charges')).body, {
+    code: 'unauthenticated',
+    message: 'Cabeçalho de autorização ausente',
+  });
 });

@@ -440,6 +440,9 @@ test('validity: CANCELED by the sweep after 23:59:59 of the last valid day; a pa
   // and the sandbox cannot pay a day before the charge existed
   const c = await dueCharge(client(past.baseUrl, m.token), { ...body, validityAfterDueDays: 10 });
   const early = await m.http.post(`/v1/sandbox/charges/${c.id}/pay`, { date: '2025-01-30' });
-  t.deepEqual([early.status, early.body], [422, { message: 'date é anterior à criação da cobrança' }]);
+  t.deepEqual(
+    [early.status, early.body],
+    [422, { code: 'payment_before_charge', message: 'date é anterior à criação da cobrança' }],
+  );
   t.is((await m.http.post(`/v1/sandbox/charges/${c.id}/pay`, { date: '30/01/2025' })).status, 400);
 });

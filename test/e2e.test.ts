@@ -156,7 +156,7 @@ test('two payments, a withdrawal that completes (with its webhook), an overdraft
     pixKey: 'fornecedor@example.com',
     pixKeyType: 'EMAIL',
   });
-  t.deepEqual([over.status, over.body], [422, { message: 'Saldo insuficiente' }]);
+  t.deepEqual([over.status, over.body], [422, { code: 'insufficient_balance', message: 'Saldo insuficiente' }]);
 
   // a burst that the balance covers only partly: never below zero, every centavo accounted for
   const available = net - 3_000;

@@ -110,7 +110,7 @@ test("a merchant never sees another merchant's events", async (t) => {
   t.is((await a.http.get(`/v1/events/${event.id}`)).status, 200);
   const other = await b.http.get(`/v1/events/${event.id}`);
   t.is(other.status, 404);
-  t.deepEqual(other.body, { message: 'Evento não encontrado' });
+  t.deepEqual(other.body, { code: 'not_found', message: 'Evento não encontrado' });
   t.is((await b.http.get('/v1/events')).body.total, 0);
   t.is((await b.http.get(`/v1/events?resourceId=${resource}`)).body.total, 0);
   t.is((await b.http.get('/v1/events?type=pixkey.updated')).body.total, 0);

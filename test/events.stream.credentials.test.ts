@@ -83,7 +83,7 @@ test.serial(
     for (const app of [a, b]) {
       const again = await stream(app, key.value);
       t.is(again.status, 401);
-      t.deepEqual(again.body, { message: 'Chave de API inativa' });
+      t.deepEqual(again.body, { code: 'unauthenticated', message: 'Chave de API inativa' });
     }
   },
 );
@@ -127,7 +127,7 @@ test.serial('a JWT that expires while its stream is open: the stream ends at its
   t.is(farewell(s), 'encerrado: Token inválido ou expirado');
   const again = await stream(b, token);
   t.is(again.status, 401);
-  t.deepEqual(again.body, { message: 'Token inválido ou expirado' });
+  t.deepEqual(again.body, { code: 'unauthenticated', message: 'Token inválido ou expirado' });
 });
 
 test.serial(

@@ -148,7 +148,7 @@ test('the header wins over ?after; bad, unknown and foreign cursors are refused 
 
   const foreign = await stream(app, other.token, `/v1/events/stream?after=${a.id}`);
   t.is(foreign.status, 404);
-  t.deepEqual(foreign.body, { message: 'Evento não encontrado' });
+  t.deepEqual(foreign.body, { code: 'not_found', message: 'Evento não encontrado' });
   t.is((await stream(app, m.token, `/v1/events/stream?after=${newId()}`)).status, 404);
   const bad = await stream(app, m.token, '/v1/events/stream', { 'last-event-id': 'abc' });
   t.is(bad.status, 400);
@@ -189,7 +189,10 @@ test('at most 5 open streams per merchant, counted across API processes; a close
   for (const a of [app, second]) {
     const refused = await stream(a, m.token);
     t.is(refused.status, 429);
-    t.deepEqual(refused.body, { message: 'Limite de 5 conexões abertas ao stream de eventos atingido' });
+    t.deepEqual(refused.body, {
+      code: 'too_many_streams',
+      message: 'Limite de 5 conexões abertas ao stream de eventos atingido',
+    });
   }
   const other = await createMerchant(app);
   t.is((await stream(second, other.token)).status, 200, 'the limit is per merchant');

@@ -91,7 +91,7 @@ test('an unexpected error is a 500 with Erro interno and the request id, without
   const res = await client(`http://127.0.0.1:${port}`).get('/boom', { 'x-request-id': 'req-500' });
   server.close();
   t.is(res.status, 500);
-  t.deepEqual(res.body, { message: 'Erro interno', requestId: 'req-500' });
+  t.deepEqual(res.body, { code: 'internal_error', message: 'Erro interno', requestId: 'req-500' });
 });
 
 test('security headers (helmet), CORS closed by default and open to listed origins only, BODY_LIMIT', async (t) => {
@@ -136,7 +136,10 @@ test('security headers (helmet), CORS closed by default and open to listed origi
     t.notRegex(spoofed.headers.get('content-security-policy') ?? '', /upgrade-insecure-requests/);
     await spoofed.arrayBuffer();
     const big = await client(other.baseUrl).post('/v1/auth/login', { email: 'a@b.co', password: 'x'.repeat(2000) });
-    t.deepEqual([big.status, big.body], [413, { message: 'Corpo da requisição muito grande' }]);
+    t.deepEqual(
+      [big.status, big.body],
+      [413, { code: 'payload_too_large', message: 'Corpo da requisição muito grande' }],
+    );
   } finally {
     await other.close();
   }

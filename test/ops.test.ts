@@ -56,7 +56,10 @@ test('kyc:approve, acquirer:configure and merchant:fee change the merchant and p
 test('merchant:block makes every call 403 until merchant:unblock', async (t) => {
   const m = await createMerchant(app);
   t.is((await ops('merchant:block', '--email', m.email)).json.merchant.status, 'BLOCKED');
-  t.deepEqual((await m.http.get('/v1/merchants/me')).body, { message: 'Sua conta está inativa' });
+  t.deepEqual((await m.http.get('/v1/merchants/me')).body, {
+    code: 'account_inactive',
+    message: 'Sua conta está inativa',
+  });
   t.is((await ops('merchant:unblock', '--email', m.email)).json.merchant.status, 'ACTIVE');
   t.is((await m.http.get('/v1/merchants/me')).status, 200);
 });

@@ -195,14 +195,14 @@ test('unknown or malformed ids: a Portuguese 404 page, and a JSON 404 for the st
     t.true((page.body as string).includes('Cobrança não encontrada'), id);
     const status = await anon().get(`/pay/${encodeURIComponent(id)}/status`);
     t.is(status.status, 404, id);
-    t.deepEqual(status.body, { message: 'Cobrança não encontrada' }, id);
+    t.deepEqual(status.body, { code: 'not_found', message: 'Cobrança não encontrada' }, id);
   }
   const raw = await fetch(`${app.baseUrl}/pay/%E0%A4%A`);
   t.is(raw.status, 404, 'a malformed escape in the path');
   t.true((await raw.text()).includes('Cobrança não encontrada'));
   const rawStatus = await fetch(`${app.baseUrl}/pay/%E0%A4%A/status`);
   t.is(rawStatus.status, 404);
-  t.deepEqual(await rawStatus.json(), { message: 'Cobrança não encontrada' });
+  t.deepEqual(await rawStatus.json(), { code: 'not_found', message: 'Cobrança não encontrada' });
 });
 
 test('the assets: served by the API, versioned, immutable at their current version', async (t) => {
@@ -240,7 +240,7 @@ test('the public pages spend a per-IP budget: 429 as a page for the page, as JSO
   );
   const status = await http.get(`/pay/${charge.id}/status`, from('203.0.113.7'));
   t.is(status.status, 429);
-  t.deepEqual(status.body, { message: RATE_LIMIT_MESSAGE });
+  t.deepEqual(status.body, { code: 'rate_limited', message: RATE_LIMIT_MESSAGE });
   t.true(Number(status.headers.get('retry-after')) >= 1);
   const page = await http.get(`/pay/${charge.id}`, from('203.0.113.7'));
   t.is(page.status, 429);

@@ -80,7 +80,7 @@ test('GET /portal: one HTML page, pt-BR, under the API CSP (no inline script), i
   t.is(old.headers.get('cache-control'), 'no-cache');
   const unknown = await get(`/portal/assets/${version}/nope.js`);
   t.is(unknown.status, 404);
-  t.deepEqual(await unknown.json(), { message: 'Rota não encontrada' });
+  t.deepEqual(await unknown.json(), { code: 'route_not_found', message: 'Rota não encontrada' });
   t.is((await get(`/portal/assets/${version}/%2E%2E%2Fportal.routes.ts`)).status, 404);
 });
 

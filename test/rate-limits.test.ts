@@ -39,7 +39,7 @@ const merchant = () => createMerchant(a);
 
 function assertLimited(t: { is: (a: unknown, b: unknown) => void; true: (v: boolean) => void }, r: Reply) {
   t.is(r.status, 429);
-  t.is(JSON.stringify(r.body), JSON.stringify({ message: RATE_LIMIT_MESSAGE }));
+  t.is(JSON.stringify(r.body), JSON.stringify({ code: 'rate_limited', message: RATE_LIMIT_MESSAGE }));
   const retryAfter = Number(r.headers.get('retry-after'));
   t.true(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60);
 }
@@ -183,7 +183,7 @@ test.serial('a refused credential has a budget of its own: past N refusals it is
     replies.map((r) => r.status),
     [401, 401, 401, 401, 401, 401, 429, 429, 429],
   );
-  t.deepEqual(replies[0].body, { message: 'Chave de API inativa' });
+  t.deepEqual(replies[0].body, { code: 'unauthenticated', message: 'Chave de API inativa' });
   for (const r of replies.slice(6)) assertLimited(t, r);
   // the same key written another way (the scheme's case, extra spaces) is the same credential
   const ip = freshIp();

@@ -124,15 +124,16 @@ test('only a CNPJ merchant with the charge prerequisites: 403 with the contract 
   const person = await createMerchant(app, { kyc: 'APPROVED', acquirer: true, pixKey: true });
   t.deepEqual(
     [(await person.http.post('/v1/mandates', base())).status, (await person.http.post('/v1/mandates', base())).body],
-    [403, { message: 'Pix Automático disponível apenas para recebedores com CNPJ' }],
+    [403, { code: 'cnpj_required', message: 'Pix Automático disponível apenas para recebedores com CNPJ' }],
   );
   const none = await company({});
   t.deepEqual((await none.http.post('/v1/mandates', base())).body, {
+    code: 'prerequisites_missing',
     message: 'KYC não aprovado; Conta recebedora não configurada; Nenhuma chave PIX ativa',
   });
   const noKey = await company({ kyc: 'APPROVED', acquirer: true });
   const r = await noKey.http.post('/v1/mandates', base());
-  t.deepEqual([r.status, r.body], [403, { message: 'Nenhuma chave PIX ativa' }]);
+  t.deepEqual([r.status, r.body], [403, { code: 'prerequisites_missing', message: 'Nenhuma chave PIX ativa' }]);
   for (const x of [person, none, noKey])
     t.is(Number((await sql('select count(*) as n from mandates where merchant_id = ?', [x.merchantId]))[0].n), 0);
 });
@@ -289,7 +290,7 @@ test('x-idempotency-key: a repeat replays (200), another body 409; QR_WITH_PAYME
   const other = await m.http.post('/v1/mandates', { ...body, contract: 'CT-2' }, key);
   t.deepEqual(
     [other.status, other.body],
-    [409, { message: 'Chave de idempotência já usada com outro corpo de requisição' }],
+    [409, { code: 'idempotency_conflict', message: 'Chave de idempotência já usada com outro corpo de requisição' }],
   );
   // concurrent repeats: one mandate, one charge
   const key2 = { 'x-idempotency-key': `md2-${Date.now()}` };
@@ -319,6 +320,7 @@ test('DUE_DATE_QR: a PENDING due-date charge of the same payer; otherwise 422; a
   const m = await company();
   const charge = await dueDateCharge(m, payer.document);
   const unfit = {
+    code: 'charge_unfit_for_mandate',
     message:
       'chargeId deve ser uma cobrança com vencimento PENDING deste recebedor, do mesmo pagador (customer.document) e sem outra autorização ativa',
   };
@@ -381,7 +383,10 @@ test('GET /v1/mandates: pages newest first, by status (counters) and by payer; a
     t.is((await m.http.get(`/v1/mandates?${q}`)).status, 400, q);
   const stranger = await company();
   t.like((await stranger.http.get('/v1/mandates')).body, { total: 0, mandates: [] });
-  t.deepEqual((await stranger.http.get(`/v1/mandates/${a.id}`)).body, { message: 'Autorização não encontrada' });
+  t.deepEqual((await stranger.http.get(`/v1/mandates/${a.id}`)).body, {
+    code: 'not_found',
+    message: 'Autorização não encontrada',
+  });
   t.is((await stranger.http.get('/v1/mandates/not-a-uuid')).status, 404);
   t.is((await stranger.http.patch(`/v1/mandates/${a.id}`, { status: 'CANCELED' })).status, 404);
   t.is((await stranger.http.post(`/v1/sandbox/mandates/${a.id}/approve`)).status, 404);
@@ -393,7 +398,7 @@ test('GET /v1/mandates: pages newest first, by status (counters) and by payer; a
 test('PATCH: only the cancellation (422 otherwise), by MERCHANT with its reason, mandate.canceled; a terminal one 422', async (t) => {
   const m = await company();
   const md = (await m.http.post('/v1/mandates', base())).body.mandate;
-  const only = { message: 'Somente o cancelamento é permitido nesta autorização' };
+  const only = { code: 'mandate_only_cancel', message: 'Somente o cancelamento é permitido nesta autorização' };
   for (const body of [{ status: 'APPROVED' }, {}, { amount: 1 }, { status: 'CANCELED', amount: 5 }]) {
     const r = await m.http.patch(`/v1/mandates/${md.id}`, body);
     t.deepEqual([r.status, r.body], [422, only], JSON.stringify(body));
@@ -411,7 +416,10 @@ test('PATCH: only the cancellation (422 otherwise), by MERCHANT with its reason,
   const listed = (await m.http.get('/v1/events?type=mandate.canceled')).body;
   t.is(listed.events[0].data.id, md.id);
   const again = await m.http.patch(`/v1/mandates/${md.id}`, { status: 'CANCELED' });
-  t.deepEqual([again.status, again.body], [422, { message: 'Autorização CANCELED: não pode mais ser cancelada' }]);
+  t.deepEqual(
+    [again.status, again.body],
+    [422, { code: 'mandate_not_cancelable', message: 'Autorização CANCELED: não pode mais ser cancelada' }],
+  );
   // sent to the PSP by the worker
   const [job] = await sql(`select state from pgboss.job where name = 'mandate.cancel' and data->>'recId' = ?`, [
     md.recId,
@@ -431,6 +439,7 @@ test('PATCH: only the cancellation (422 otherwise), by MERCHANT with its reason,
   const md3 = (await m.http.post('/v1/mandates', base())).body.mandate;
   await m.http.post(`/v1/sandbox/mandates/${md3.id}/reject`);
   t.deepEqual((await m.http.patch(`/v1/mandates/${md3.id}`, { status: 'CANCELED' })).body, {
+    code: 'mandate_not_cancelable',
     message: 'Autorização REJECTED: não pode mais ser cancelada',
   });
 });
@@ -541,7 +550,10 @@ test('payer-cancel: CANCELED by PAYER with its reason, cascading like the mercha
   const jobs = await sql(`select 1 from pgboss.job where name = 'mandate.cancel' and data->>'recId' = ?`, [md.recId]);
   t.is(jobs.length, 0);
   const again = await m.http.post(`/v1/sandbox/mandates/${md.id}/payer-cancel`);
-  t.deepEqual([again.status, again.body], [422, { message: 'Autorização CANCELED: não pode mais ser cancelada' }]);
+  t.deepEqual(
+    [again.status, again.body],
+    [422, { code: 'mandate_not_cancelable', message: 'Autorização CANCELED: não pode mais ser cancelada' }],
+  );
   t.is((await m.http.post(`/v1/sandbox/mandates/${md.id}/payer-cancel`, { reason: '' })).status, 400);
 });
 
@@ -549,7 +561,10 @@ test('approve: payerMaxAmount >= minAmount (422 below), ignored on a fixed manda
   const m = await company();
   const variable = (await m.http.post('/v1/mandates', base({ amount: null, minAmount: 1000 }))).body.mandate;
   const low = await m.http.post(`/v1/sandbox/mandates/${variable.id}/approve`, { payerMaxAmount: 999 });
-  t.deepEqual([low.status, low.body], [422, { message: 'payerMaxAmount deve ser maior ou igual a minAmount (1000)' }]);
+  t.deepEqual(
+    [low.status, low.body],
+    [422, { code: 'payer_max_amount_too_low', message: 'payerMaxAmount deve ser maior ou igual a minAmount (1000)' }],
+  );
   t.is((await m.http.post(`/v1/sandbox/mandates/${variable.id}/approve`, { payerMaxAmount: 0 })).status, 400);
   const ok = await m.http.post(`/v1/sandbox/mandates/${variable.id}/approve`, { payerMaxAmount: 1000 });
   t.like(ok.body.mandate, { status: 'APPROVED', payerMaxAmount: 1000 });
@@ -564,9 +579,11 @@ test('approve: payerMaxAmount >= minAmount (422 below), ignored on a fixed manda
   const rejected = (await m.http.post('/v1/mandates', base())).body.mandate;
   await m.http.post(`/v1/sandbox/mandates/${rejected.id}/reject`);
   t.deepEqual((await m.http.post(`/v1/sandbox/mandates/${rejected.id}/approve`)).body, {
+    code: 'mandate_not_approvable',
     message: 'Autorização REJECTED: não pode mais ser aprovada',
   });
   t.deepEqual((await m.http.post(`/v1/sandbox/mandates/${fixed.id}/reject`)).body, {
+    code: 'mandate_not_rejectable',
     message: 'Autorização APPROVED: não pode mais ser rejeitada',
   });
 });
@@ -606,7 +623,7 @@ test('POST /v1/mandates/:id/request: 409 while SENT; after EXPIRED a new request
   const busy = await m.http.post(`/v1/mandates/${md.id}/request`);
   t.deepEqual(
     [busy.status, busy.body],
-    [409, { message: 'Já há uma solicitação enviada ao pagador aguardando resposta' }],
+    [409, { code: 'mandate_request_pending', message: 'Já há uma solicitação enviada ao pagador aguardando resposta' }],
   );
   const view = await setRequestStatus(app.deps, app.orm.em.fork(), { mandateId: md.id, status: 'EXPIRED' });
   t.deepEqual(view.request, { status: 'EXPIRED' });
@@ -628,10 +645,12 @@ test('POST /v1/mandates/:id/request: 409 while SENT; after EXPIRED a new request
   // not PUSH; approved; accepted
   const qr = (await m.http.post('/v1/mandates', base())).body.mandate;
   t.deepEqual((await m.http.post(`/v1/mandates/${qr.id}/request`)).body, {
+    code: 'mandate_not_push',
     message: 'Somente autorizações da jornada PUSH têm solicitação ao pagador',
   });
   await m.http.post(`/v1/sandbox/mandates/${md.id}/approve`);
   t.deepEqual((await m.http.post(`/v1/mandates/${md.id}/request`)).body, {
+    code: 'mandate_not_requestable',
     message: 'Autorização APPROVED: não aceita nova solicitação',
   });
 });
@@ -737,7 +756,7 @@ test.serial('a prerequisite gone while the PSP registered the mandate: 403 namin
   };
   try {
     const r = await m.http.post('/v1/mandates', base());
-    t.deepEqual([r.status, r.body], [403, { message: 'Nenhuma chave PIX ativa' }]);
+    t.deepEqual([r.status, r.body], [403, { code: 'prerequisites_missing', message: 'Nenhuma chave PIX ativa' }]);
   } finally {
     acquirer.createMandate = original;
   }
@@ -759,7 +778,10 @@ test.serial(
       const r = await m.http.post('/v1/mandates', body, key);
       t.deepEqual(
         [r.status, r.body],
-        [503, { message: 'Adquirente indisponível no momento; tente novamente em instantes' }],
+        [
+          503,
+          { code: 'acquirer_unavailable', message: 'Adquirente indisponível no momento; tente novamente em instantes' },
+        ],
       );
     } finally {
       acquirer.createMandate = original;

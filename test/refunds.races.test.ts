@@ -283,5 +283,5 @@ test.serial('a deadlock or a serialization failure is run again; one that confli
   await new Promise((r) => server.once('listening', r));
   const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/race`, { method: 'POST' });
   t.is(res.status, 409);
-  t.deepEqual(await res.json(), { message: CONFLICT_RETRY });
+  t.deepEqual(await res.json(), { code: 'transaction_conflict', message: CONFLICT_RETRY });
 });

@@ -362,7 +362,7 @@ test('refund is refused with 422 when the balance cannot cover it, and changes n
   // the money left the balance meanwhile (as a withdrawal would take it)
   await sql(`update ledger_accounts set balance = 100 where code = ?`, [`merchant:${m.merchantId}:available`]);
   const res = await m.http.post(`/v1/charges/${c.id}/refund`);
-  t.deepEqual([res.status, res.body], [422, { message: 'Saldo insuficiente' }]);
+  t.deepEqual([res.status, res.body], [422, { code: 'insufficient_balance', message: 'Saldo insuficiente' }]);
   t.is((await m.http.get(`/v1/charges/${c.id}`)).body.charge.status, 'PAID');
   await sql(`update ledger_accounts set balance = 9901 where code = ?`, [`merchant:${m.merchantId}:available`]);
 });

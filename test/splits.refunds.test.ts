@@ -155,7 +155,10 @@ test('422 naming a recipient that cannot give its share back (spent, or owed to 
     [refused.status, refused.body],
     [
       422,
-      { message: `Saldo insuficiente do recebedor ${r.merchantId} para devolver sua parte do estorno (3000 centavos)` },
+      {
+        code: 'recipient_insufficient_balance',
+        message: `Saldo insuficiente do recebedor ${r.merchantId} para devolver sua parte do estorno (3000 centavos)`,
+      },
     ],
   );
   t.deepEqual([await available(owner), await available(r)], [3901, 1000]);
@@ -168,7 +171,7 @@ test('422 naming a recipient that cannot give its share back (spent, or owed to 
   await complete(small.body.refund.id);
   // the owner bearing it alone is refused with the usual message when its balance cannot cover it
   const own = await refund(owner, c.id, { amount: 8000 });
-  t.deepEqual([own.status, own.body], [422, { message: 'Saldo insuficiente' }]);
+  t.deepEqual([own.status, own.body], [422, { code: 'insufficient_balance', message: 'Saldo insuficiente' }]);
 
   // a recipient whose open MED infractions are owed more than it holds: its new credit is out of reach
   const mine = await paidCharge(r, { amount: 20_000 });
@@ -184,7 +187,10 @@ test('422 naming a recipient that cannot give its share back (spent, or owed to 
     [owed.status, owed.body],
     [
       422,
-      { message: `Saldo insuficiente do recebedor ${r.merchantId} para devolver sua parte do estorno (300 centavos)` },
+      {
+        code: 'recipient_insufficient_balance',
+        message: `Saldo insuficiente do recebedor ${r.merchantId} para devolver sua parte do estorno (300 centavos)`,
+      },
     ],
   );
   t.is(await available(r), 3000);

@@ -156,6 +156,7 @@ test('splits are checked: 400 for their shape and fit, 422 naming each recipient
   // more than the net amount (10000 - 99 = 9901): by a fixed amount, or by the exact share of bps
   const over = await post([{ merchantId: id, amount: 9902 }]);
   t.deepEqual(over.body, {
+    code: 'validation_failed',
     message: 'Dados inválidos',
     errors: [
       {
@@ -318,7 +319,7 @@ test('tenant isolation: a recipient never sees the charge it is paid a split of'
   await payViaSandbox(owner, c.id);
   t.is(await available(r), 1000);
   const get = await r.http.get(`/v1/charges/${c.id}`);
-  t.deepEqual([get.status, get.body], [404, { message: 'Cobrança não encontrada' }]);
+  t.deepEqual([get.status, get.body], [404, { code: 'not_found', message: 'Cobrança não encontrada' }]);
   const list = (await r.http.get('/v1/charges')).body;
   t.deepEqual(
     list.charges.map((x: { id: string }) => x.id),
@@ -363,7 +364,7 @@ test('a recipient blocked or with KYC refused after the charge was created is st
   // blocked: every call is 403, a withdrawal included; unblocked, it withdraws what it was paid
   const withdrawal = { amount: 3000, pixKey: 'vendedor@example.com', pixKeyType: 'EMAIL' };
   const denied = await blocked.http.post('/v1/merchants/me/withdrawals', withdrawal);
-  t.deepEqual([denied.status, denied.body], [403, { message: 'Sua conta está inativa' }]);
+  t.deepEqual([denied.status, denied.body], [403, { code: 'account_inactive', message: 'Sua conta está inativa' }]);
   t.is(await ops(['merchant:unblock', '--email', blocked.email], env), 0);
   t.is((await blocked.http.post('/v1/merchants/me/withdrawals', withdrawal)).status, 201);
   t.is(await available(blocked), 0);
@@ -404,7 +405,7 @@ test('a refund is borne by the owner: refused while its balance cannot cover it,
   await payViaSandbox(owner, c.id);
   t.is(await available(owner), 901);
   const refused = await owner.http.post(`/v1/charges/${c.id}/refund`);
-  t.deepEqual([refused.status, refused.body], [422, { message: 'Saldo insuficiente' }]);
+  t.deepEqual([refused.status, refused.body], [422, { code: 'insufficient_balance', message: 'Saldo insuficiente' }]);
   await fund(app, owner.merchantId, 9000);
   t.is((await owner.http.post(`/v1/charges/${c.id}/refund`)).status, 202);
   await waitUntil(async () => (await owner.http.get(`/v1/charges/${c.id}`)).body.charge.status === 'REFUNDED', 15_000);

@@ -46,7 +46,10 @@ test('an API key can manage webhooks; no credentials is 401', async (t) => {
   const withKey = client(app.baseUrl, key);
   t.is((await withKey.post(PATH, { url: HOOK })).status, 201);
   t.is((await withKey.get(PATH)).body.webhooks.length, 1);
-  t.deepEqual((await client(app.baseUrl).get(PATH)).body, { message: 'Cabeçalho de autorização ausente' });
+  t.deepEqual((await client(app.baseUrl).get(PATH)).body, {
+    code: 'unauthenticated',
+    message: 'Cabeçalho de autorização ausente',
+  });
 });
 
 test('POST validates url, name and events with field errors; unknown events list the allowed ones', async (t) => {
@@ -216,7 +219,7 @@ test("unknown, malformed and other merchants' ids are 404 on PATCH and DELETE", 
   for (const id of [theirs.id, '0196b0a4-7c3a-7b3e-8b7a-1c2d3e4f5a6b', 'not-a-uuid', '1']) {
     t.deepEqual(
       [(await m.http.patch(`${PATH}/${id}`, { name: 'x' })).status, (await m.http.del(`${PATH}/${id}`)).body],
-      [404, { message: 'Webhook não encontrado' }],
+      [404, { code: 'not_found', message: 'Webhook não encontrado' }],
     );
   }
   t.like((await other.http.get(PATH)).body.webhooks[0], { id: theirs.id, name: null });
@@ -264,7 +267,10 @@ test('a merchant may keep at most 20 webhooks (422 past that); deleting one free
   const m = await createMerchant(app);
   const created = await Promise.all(Array.from({ length: 21 }, () => m.http.post(PATH, { url: HOOK })));
   t.deepEqual(created.map((r) => r.status).sort(), [...Array(20).fill(201), 422]);
-  t.deepEqual(created.find((r) => r.status === 422)!.body, { message: 'Limite de 20 webhooks atingido' });
+  t.deepEqual(created.find((r) => r.status === 422)!.body, {
+    code: 'webhook_limit_reached',
+    message: 'Limite de 20 webhooks atingido',
+  });
   await m.http.del(`${PATH}/${created.find((r) => r.status === 201)!.body.webhook.id}`);
   t.is((await m.http.post(PATH, { url: HOOK })).status, 201);
 });

@@ -136,7 +136,7 @@ test.serial(
     const refused = sends.filter((s) => s.status === 429);
     t.is(refused.length, 3);
     for (const s of refused) {
-      t.deepEqual(s.body, { message: TEST_SENDS_LIMITED });
+      t.deepEqual(s.body, { code: 'test_sends_limited', message: TEST_SENDS_LIMITED });
       const after = Number(s.headers.get('retry-after'));
       t.true(after >= 1 && after <= 60, `Retry-After ${after}`);
     }

@@ -67,7 +67,7 @@ test('insufficient funds: 422 Saldo insuficiente and nothing is created (no row,
   const m = await fundedMerchant(1000);
   const res = await m.http.post(PATH, { ...valid, amount: 1001 }, { 'x-idempotency-key': 'too-much' });
   t.is(res.status, 422);
-  t.deepEqual(res.body, { message: 'Saldo insuficiente' });
+  t.deepEqual(res.body, { code: 'insufficient_balance', message: 'Saldo insuficiente' });
   t.deepEqual(await sql(app, 'select id from withdrawals where merchant_id = ?', [m.merchantId]), []);
   t.deepEqual(
     await sql(
@@ -290,16 +290,16 @@ test('a user without a merchant: 404 Merchant não encontrado on the listing and
   const http = client(app.baseUrl, await userWithoutMerchant(app));
   const list = await http.get(PATH);
   t.is(list.status, 404);
-  t.deepEqual(list.body, { message: 'Merchant não encontrado' });
+  t.deepEqual(list.body, { code: 'not_found', message: 'Merchant não encontrado' });
   const create = await http.post(PATH, valid);
   t.is(create.status, 404);
-  t.deepEqual(create.body, { message: 'Merchant não encontrado' });
+  t.deepEqual(create.body, { code: 'not_found', message: 'Merchant não encontrado' });
 });
 
 test('authentication: no header is 401; an API key works like the JWT', async (t) => {
   const anon = await client(app.baseUrl).get(PATH);
   t.is(anon.status, 401);
-  t.deepEqual(anon.body, { message: 'Cabeçalho de autorização ausente' });
+  t.deepEqual(anon.body, { code: 'unauthenticated', message: 'Cabeçalho de autorização ausente' });
   const m = await fundedMerchant(5000);
   const withKey = client(app.baseUrl, await createApiKeyFor(app, m.token));
   const created = await withKey.post(PATH, valid);

@@ -30,7 +30,7 @@ test.serial(
     const refused = replies.filter((r) => r.status === 422);
     t.is(ok.length + refused.length, 20, `unexpected statuses: ${replies.map((r) => r.status)}`);
     t.true(ok.length >= 7 && ok.length < 20, `${ok.length} succeeded`); // any 7 of the amounts fit; all 20 cannot
-    for (const r of refused) t.deepEqual(r.body, { message: 'Saldo insuficiente' });
+    for (const r of refused) t.deepEqual(r.body, { code: 'insufficient_balance', message: 'Saldo insuficiente' });
     const withdrawn = ok.reduce((s, r) => s + r.body.withdrawal.amount, 0);
     const balance = await available(m);
     t.true(balance >= 0);

@@ -2038,12 +2038,99 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description Every error body. Messages are in Portuguese and exact. */
+        /**
+         * @description The kind of error, stable: switch on it, never on `message` (Portuguese text for people). One code per family
+         *     of messages (`{x}` stands for the part that varies; a message may join several of its family with `; `, such
+         *     as every missing prerequisite). The status is the one the code is answered with (`4xx`: the body parser's own).
+         *
+         *     | Code | Status | Message |
+         *     | --- | --- | --- |
+         *     | `validation_failed` | 400 | `Dados inválidos`<br>`O corpo da requisição deve ser um objeto JSON` |
+         *     | `malformed_json` | 400 | `JSON malformado no corpo da requisição` |
+         *     | `invalid_request` | 4xx | `Requisição inválida` |
+         *     | `payload_too_large` | 413 | `Corpo da requisição muito grande` |
+         *     | `unsupported_media_type` | 415 | `Content-Type deve ser application/json` |
+         *     | `route_not_found` | 404 | `Rota não encontrada` |
+         *     | `unauthenticated` | 401 | `Cabeçalho de autorização ausente`<br>`Token inválido ou expirado`<br>`Chave de API inválida`<br>`Chave de API inativa`<br>`Token do webhook inválido`<br>`Assinatura do adquirente inválida`<br>`Token de métricas ausente ou inválido` |
+         *     | `invalid_credentials` | 401 | `Credenciais inválidas` |
+         *     | `forbidden` | 403 | `Esta rota exige login com JWT` |
+         *     | `account_inactive` | 403 | `Sua conta está inativa` |
+         *     | `prerequisites_missing` | 403 | `KYC não aprovado`<br>`Conta recebedora não configurada`<br>`Nenhuma chave PIX ativa`<br>`Pré-requisitos da cobrança mudaram; tente novamente`<br>`Pré-requisitos do Pix Automático mudaram; tente novamente` |
+         *     | `cnpj_required` | 403 | `Pix Automático disponível apenas para recebedores com CNPJ` |
+         *     | `not_found` | 404 | `Recurso não encontrado`<br>`Merchant não encontrado`<br>`Cobrança não encontrada`<br>`Saque não encontrado`<br>`Webhook não encontrado`<br>`Entrega não encontrada`<br>`Evento não encontrado`<br>`Chave PIX não encontrada`<br>`Chave de API não encontrada`<br>`Infração não encontrada`<br>`Autorização não encontrada`<br>`Recorrência não encontrada`<br>`Cobrança recorrente não encontrada` |
+         *     | `no_scheduled_attempt` | 404 | `Nenhuma tentativa agendada (SCHEDULED) nesta cobrança recorrente` |
+         *     | `idempotency_conflict` | 409 | `Chave de idempotência já usada com outro corpo de requisição` |
+         *     | `transaction_conflict` | 409 | `Conflito com uma operação simultânea; nada foi alterado, tente novamente` |
+         *     | `email_taken` | 409 | `E-mail já cadastrado` |
+         *     | `pix_key_taken` | 409 | `Chave PIX já cadastrada` |
+         *     | `webhook_inactive` | 409 | `Webhook inativo: ative-o (status ACTIVE) antes de enviar` |
+         *     | `delivery_pending` | 409 | `Entrega ainda pendente: a próxima tentativa já está agendada (veja nextAttemptAt)` |
+         *     | `infraction_open` | 409 | `Cobrança com infração (MED) em aberto não pode ser estornada` |
+         *     | `infraction_already_open` | 409 | `Esta cobrança já tem uma infração em aberto` |
+         *     | `refund_in_progress` | 409 | `Esta cobrança tem um estorno em andamento` |
+         *     | `nothing_to_dispute` | 409 | `Nada a disputar: o valor desta cobrança já foi estornado ou está sendo estornado` |
+         *     | `mandate_request_pending` | 409 | `Já há uma solicitação enviada ao pagador aguardando resposta` |
+         *     | `retry_already_scheduled` | 409 | `Já há uma tentativa agendada (SCHEDULED) para esta cobrança recorrente` |
+         *     | `insufficient_balance` | 422 | `Saldo insuficiente` |
+         *     | `recipient_insufficient_balance` | 422 | `Saldo insuficiente do recebedor {merchantId} para devolver sua parte do estorno ({amount} centavos)` |
+         *     | `split_recipient_invalid` | 422 | `Recebedor de split inválido: {problems}` |
+         *     | `charge_not_pending` | 422 | `Cobrança não está pendente` |
+         *     | `payment_before_charge` | 422 | `date é anterior à criação da cobrança` |
+         *     | `charge_not_paid` | 422 | `Apenas cobranças pagas podem ser estornadas`<br>`Apenas cobranças pagas podem receber uma infração` |
+         *     | `refund_window_expired` | 422 | `O prazo para estorno terminou: até {days} dias após o pagamento` |
+         *     | `refund_exceeds_refundable` | 422 | `Valor acima do que ainda pode ser estornado desta cobrança: {left} centavos` |
+         *     | `defense_closed` | 422 | `A defesa só pode ser enviada enquanto a infração está aberta e dentro do prazo` |
+         *     | `webhook_limit_reached` | 422 | `Limite de {max} webhooks atingido` |
+         *     | `charge_unfit_for_mandate` | 422 | `chargeId deve ser uma cobrança com vencimento PENDING deste recebedor, do mesmo pagador (customer.document) e sem outra autorização ativa` |
+         *     | `mandate_only_cancel` | 422 | `Somente o cancelamento é permitido nesta autorização` |
+         *     | `mandate_not_cancelable` | 422 | `Autorização {status}: não pode mais ser cancelada` |
+         *     | `mandate_not_approvable` | 422 | `Autorização {status}: não pode mais ser aprovada` |
+         *     | `mandate_not_rejectable` | 422 | `Autorização {status}: não pode mais ser rejeitada` |
+         *     | `mandate_expired` | 422 | `Autorização expirou em {expiresAt}: o pagador não pode mais aprová-la` |
+         *     | `mandate_charge_not_payable` | 422 | `A cobrança da autorização não pode mais ser paga ({status})` |
+         *     | `payer_max_amount_too_low` | 422 | `payerMaxAmount deve ser maior ou igual a minAmount ({minAmount})` |
+         *     | `mandate_not_push` | 422 | `Somente autorizações da jornada PUSH têm solicitação ao pagador` |
+         *     | `mandate_not_requestable` | 422 | `Autorização {status}: não aceita nova solicitação` |
+         *     | `mandate_request_not_renewable` | 422 | `Nova solicitação só depois da última EXPIRED ou REJECTED` |
+         *     | `mandate_not_approved` | 422 | `A autorização precisa estar APPROVED para receber cobranças` |
+         *     | `due_date_out_of_window` | 422 | `dueDate deve estar entre hoje + 2 e hoje + 10 dias` |
+         *     | `due_date_out_of_period` | 422 | `dueDate deve estar entre startDate e endDate da autorização` |
+         *     | `mandate_amount_mismatch` | 422 | `amount deve ser o valor fixo da autorização ({amount} centavos)` |
+         *     | `cycle_already_charged` | 422 | `Já existe uma cobrança recorrente ativa neste ciclo da autorização` |
+         *     | `recurring_charge_not_cancelable` | 422 | `Somente cobranças recorrentes CREATED ou ACTIVE podem ser canceladas` |
+         *     | `cancel_after_due_date` | 422 | `A cobrança recorrente só pode ser cancelada antes do vencimento (dueDate)` |
+         *     | `retry_policy_required` | 422 | `Novas tentativas exigem uma autorização com retryPolicy THREE_IN_SEVEN_DAYS` |
+         *     | `retry_not_allowed` | 422 | `Nova tentativa só para cobrança ACTIVE com a última tentativa REJECTED` |
+         *     | `retry_window` | 422 | `date deve estar entre dueDate + 1 e dueDate + 7` |
+         *     | `retry_too_soon` | 422 | `date deve ser a partir de amanhã` |
+         *     | `retry_same_day` | 422 | `Já houve uma tentativa nesta data` |
+         *     | `retry_limit_reached` | 422 | `No máximo {max} novas tentativas por cobrança recorrente` |
+         *     | `rate_limited` | 429 | `Muitas requisições, tente novamente em instantes` |
+         *     | `too_many_streams` | 429 | `Limite de {max} conexões abertas ao stream de eventos atingido` |
+         *     | `test_sends_limited` | 429 | `Limite de envios de teste atingido: no máximo {max} por minuto por webhook` |
+         *     | `internal_error` | 500 | `Erro interno` |
+         *     | `acquirer_refused` | 502 | `O adquirente recusou a operação`<br>`O adquirente recusou a operação: {reason}`<br>`O adquirente não conhece esta autorização`<br>`Pix Automático indisponível: a conta recebedora no adquirente não está configurada` |
+         *     | `acquirer_unavailable` | 503 | `Adquirente indisponível no momento; tente novamente em instantes`<br>`O adquirente não devolveu o QR Code`<br>`O adquirente devolveu um idRec de outra política de retentativa` |
+         *     | `service_restarting` | 503 | `Servidor reiniciando: reconecte em instantes` |
+         * @enum {string}
+         */
+        ErrorCode: "validation_failed" | "malformed_json" | "invalid_request" | "payload_too_large" | "unsupported_media_type" | "route_not_found" | "unauthenticated" | "invalid_credentials" | "forbidden" | "account_inactive" | "prerequisites_missing" | "cnpj_required" | "not_found" | "no_scheduled_attempt" | "idempotency_conflict" | "transaction_conflict" | "email_taken" | "pix_key_taken" | "webhook_inactive" | "delivery_pending" | "infraction_open" | "infraction_already_open" | "refund_in_progress" | "nothing_to_dispute" | "mandate_request_pending" | "retry_already_scheduled" | "insufficient_balance" | "recipient_insufficient_balance" | "split_recipient_invalid" | "charge_not_pending" | "payment_before_charge" | "charge_not_paid" | "refund_window_expired" | "refund_exceeds_refundable" | "defense_closed" | "webhook_limit_reached" | "charge_unfit_for_mandate" | "mandate_only_cancel" | "mandate_not_cancelable" | "mandate_not_approvable" | "mandate_not_rejectable" | "mandate_expired" | "mandate_charge_not_payable" | "payer_max_amount_too_low" | "mandate_not_push" | "mandate_not_requestable" | "mandate_request_not_renewable" | "mandate_not_approved" | "due_date_out_of_window" | "due_date_out_of_period" | "mandate_amount_mismatch" | "cycle_already_charged" | "recurring_charge_not_cancelable" | "cancel_after_due_date" | "retry_policy_required" | "retry_not_allowed" | "retry_window" | "retry_too_soon" | "retry_same_day" | "retry_limit_reached" | "rate_limited" | "too_many_streams" | "test_sends_limited" | "internal_error" | "acquirer_refused" | "acquirer_unavailable" | "service_restarting";
+        /**
+         * @description Every error body: `code` (ErrorCode: what a client switches on), `message` (Portuguese, exact), and `errors`
+         *     (field by field, on a 400) or `requestId` (on a 500) where they apply.
+         */
         Error: {
+            code: components["schemas"]["ErrorCode"];
             message: string;
         };
-        /** @description 400 body of a validation failure; one entry per invalid field (its first failing rule). */
+        /**
+         * @description 400 body of a validation failure (`validation_failed`); one entry per invalid field (its first failing rule).
+         *     `POST /v1/acquirer/notifications` answers a body that is not JSON with this shape too (`malformed_json`,
+         *     `errors: []`).
+         */
         ValidationError: {
+            /** @enum {unknown} */
+            code: "validation_failed" | "malformed_json";
             /** @example Dados inválidos */
             message: string;
             errors: {
@@ -2063,6 +2150,8 @@ export interface components {
             };
         };
         InternalError: {
+            /** @constant */
+            code: "internal_error";
             /** @constant */
             message: "Erro interno";
             /** @description Same value as the `x-request-id` header. */
@@ -3718,6 +3807,7 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "unauthenticated",
                  *       "message": "Token do webhook inválido"
                  *     }
                  */
@@ -3796,6 +3886,8 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "unauthenticated";
                     /** @enum {unknown} */
                     message?: "Cabeçalho de autorização ausente" | "Token inválido ou expirado" | "Chave de API inválida" | "Chave de API inativa";
                 };
@@ -3810,10 +3902,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "account_inactive",
                  *       "message": "Sua conta está inativa"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "account_inactive";
                     /** @constant */
                     message?: "Sua conta está inativa";
                 };
@@ -3828,6 +3923,8 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {unknown} */
+                    code?: "forbidden" | "account_inactive";
+                    /** @enum {unknown} */
                     message?: "Esta rota exige login com JWT" | "Sua conta está inativa";
                 };
             };
@@ -3841,10 +3938,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Merchant não encontrado"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
                     /** @constant */
                     message?: "Merchant não encontrado";
                 };
@@ -3880,10 +3980,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Cobrança não encontrada"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "not_found" | "route_not_found";
                     /** @enum {unknown} */
                     message?: "Cobrança não encontrada" | "Merchant não encontrado" | "Rota não encontrada";
                 };
@@ -3898,10 +4001,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "route_not_found",
                  *       "message": "Rota não encontrada"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "route_not_found";
                     /** @constant */
                     message?: "Rota não encontrada";
                 };
@@ -3916,10 +4022,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Cobrança não encontrada"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
                     /** @enum {unknown} */
                     message?: "Cobrança não encontrada" | "Merchant não encontrado";
                 };
@@ -3934,10 +4043,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Saque não encontrado"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
                     /** @enum {unknown} */
                     message?: "Saque não encontrado" | "Merchant não encontrado";
                 };
@@ -3952,10 +4064,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "insufficient_balance",
                  *       "message": "Saldo insuficiente"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "insufficient_balance";
                     /** @constant */
                     message?: "Saldo insuficiente";
                 };
@@ -3970,10 +4085,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Webhook não encontrado"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
                     /** @enum {unknown} */
                     message?: "Webhook não encontrado" | "Merchant não encontrado";
                 };
@@ -3988,6 +4106,7 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "validation_failed",
                  *       "message": "Dados inválidos",
                  *       "errors": [
                  *         {
@@ -4012,6 +4131,7 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "validation_failed",
                  *       "message": "Dados inválidos",
                  *       "errors": [
                  *         {
@@ -4033,6 +4153,7 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "validation_failed",
                  *       "message": "Dados inválidos",
                  *       "errors": [
                  *         {
@@ -4054,6 +4175,7 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "validation_failed",
                  *       "message": "Dados inválidos",
                  *       "errors": [
                  *         {
@@ -4075,10 +4197,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Entrega não encontrada"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
                     /** @enum {unknown} */
                     message?: "Webhook não encontrado" | "Entrega não encontrada" | "Merchant não encontrado";
                 };
@@ -4093,10 +4218,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "webhook_inactive",
                  *       "message": "Webhook inativo: ative-o (status ACTIVE) antes de enviar"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "webhook_inactive" | "delivery_pending";
                     /** @enum {unknown} */
                     message?: "Webhook inativo: ative-o (status ACTIVE) antes de enviar" | "Entrega ainda pendente: a próxima tentativa já está agendada (veja nextAttemptAt)";
                 };
@@ -4247,6 +4375,8 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {unknown} */
+                    code?: "infraction_open" | "idempotency_conflict" | "transaction_conflict";
+                    /** @enum {unknown} */
                     message?: "Cobrança com infração (MED) em aberto não pode ser estornada" | "Chave de idempotência já usada com outro corpo de requisição" | "Conflito com uma operação simultânea; nada foi alterado, tente novamente";
                 };
             };
@@ -4259,6 +4389,8 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "charge_not_paid" | "refund_window_expired" | "insufficient_balance" | "refund_exceeds_refundable" | "recipient_insufficient_balance";
                     message?: ("Apenas cobranças pagas podem ser estornadas" | "O prazo para estorno terminou: até 90 dias após o pagamento" | "Saldo insuficiente") | unknown | unknown;
                 };
             };
@@ -4272,10 +4404,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "idempotency_conflict",
                  *       "message": "Chave de idempotência já usada com outro corpo de requisição"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "idempotency_conflict";
                     /** @constant */
                     message?: "Chave de idempotência já usada com outro corpo de requisição";
                 };
@@ -4296,6 +4431,7 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "validation_failed",
                  *       "message": "Dados inválidos",
                  *       "errors": [
                  *         {
@@ -4317,10 +4453,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "unsupported_media_type",
                  *       "message": "Content-Type deve ser application/json"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "unsupported_media_type";
                     /** @constant */
                     message?: "Content-Type deve ser application/json";
                 };
@@ -4335,10 +4474,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "payload_too_large",
                  *       "message": "Corpo da requisição muito grande"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "payload_too_large";
                     /** @constant */
                     message?: "Corpo da requisição muito grande";
                 };
@@ -4386,10 +4528,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Evento não encontrado"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
                     /** @enum {unknown} */
                     message?: "Evento não encontrado" | "Merchant não encontrado";
                 };
@@ -4408,10 +4553,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "too_many_streams",
                  *       "message": "Limite de 5 conexões abertas ao stream de eventos atingido"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "too_many_streams" | "rate_limited";
                     /** @enum {unknown} */
                     message?: "Limite de 5 conexões abertas ao stream de eventos atingido" | "Muitas requisições, tente novamente em instantes";
                 };
@@ -4431,10 +4579,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "rate_limited",
                  *       "message": "Muitas requisições, tente novamente em instantes"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "rate_limited";
                     /** @constant */
                     message?: "Muitas requisições, tente novamente em instantes";
                 };
@@ -4453,10 +4604,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "test_sends_limited",
                  *       "message": "Limite de envios de teste atingido: no máximo 10 por minuto por webhook"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "test_sends_limited" | "rate_limited";
                     /** @enum {unknown} */
                     message?: "Limite de envios de teste atingido: no máximo 10 por minuto por webhook" | "Muitas requisições, tente novamente em instantes";
                 };
@@ -4471,6 +4625,7 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "internal_error",
                  *       "message": "Erro interno",
                  *       "requestId": "5b0e1c2a-8f3d-4c6e-9a71-2d4f6b8e0c13"
                  *     }
@@ -4487,10 +4642,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Autorização não encontrada"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
                     /** @enum {unknown} */
                     message?: "Autorização não encontrada" | "Merchant não encontrado";
                 };
@@ -4505,10 +4663,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Cobrança recorrente não encontrada"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "not_found";
                     /** @enum {unknown} */
                     message?: "Cobrança recorrente não encontrada" | "Merchant não encontrado";
                 };
@@ -4526,10 +4687,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "not_found",
                  *       "message": "Autorização não encontrada"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "not_found" | "route_not_found";
                     /** @enum {unknown} */
                     message?: "Autorização não encontrada" | "Merchant não encontrado" | "Rota não encontrada";
                 };
@@ -4660,10 +4824,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "email_taken",
                      *       "message": "E-mail já cadastrado"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "email_taken";
                         /** @constant */
                         message?: "E-mail já cadastrado";
                     };
@@ -4727,10 +4894,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "invalid_credentials",
                      *       "message": "Credenciais inválidas"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "invalid_credentials";
                         /** @constant */
                         message?: "Credenciais inválidas";
                     };
@@ -4888,10 +5058,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "not_found",
                      *       "message": "Chave de API não encontrada"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "not_found";
                         /** @constant */
                         message?: "Chave de API não encontrada";
                     };
@@ -5143,10 +5316,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "pix_key_taken",
                      *       "message": "Chave PIX já cadastrada"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "pix_key_taken";
                         /** @constant */
                         message?: "Chave PIX já cadastrada";
                     };
@@ -5203,10 +5379,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "not_found",
                      *       "message": "Chave PIX não encontrada"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "not_found";
                         /** @enum {unknown} */
                         message?: "Chave PIX não encontrada" | "Merchant não encontrado";
                     };
@@ -5414,6 +5593,8 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
+                        code?: "account_inactive" | "prerequisites_missing";
+                        /** @enum {unknown} */
                         message?: "Sua conta está inativa" | "KYC não aprovado" | "Conta recebedora não configurada" | "Nenhuma chave PIX ativa" | "KYC não aprovado; Conta recebedora não configurada" | "KYC não aprovado; Nenhuma chave PIX ativa" | "Conta recebedora não configurada; Nenhuma chave PIX ativa" | "KYC não aprovado; Conta recebedora não configurada; Nenhuma chave PIX ativa" | "Pré-requisitos da cobrança mudaram; tente novamente";
                     };
                 };
@@ -5438,10 +5619,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "split_recipient_invalid",
                      *       "message": "Recebedor de split inválido: splits[1].merchantId 019ac1d0-9b8c-7d6e-9f0a-1b2c3d4e5f60 não pode receber splits (é preciso um merchant ativo, com KYC aprovado)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "split_recipient_invalid";
                         message?: string;
                     };
                 };
@@ -5460,6 +5644,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "acquirer_refused",
                      *       "message": "O adquirente recusou a operação"
                      *     }
                      */
@@ -5478,6 +5663,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "acquirer_unavailable",
                      *       "message": "Adquirente indisponível no momento; tente novamente em instantes"
                      *     }
                      */
@@ -6058,10 +6244,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "webhook_limit_reached",
                      *       "message": "Limite de 20 webhooks atingido"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "webhook_limit_reached";
                         /** @constant */
                         message?: "Limite de 20 webhooks atingido";
                     };
@@ -6657,6 +6846,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "service_restarting",
                      *       "message": "Servidor reiniciando: reconecte em instantes"
                      *     }
                      */
@@ -6833,6 +7023,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "not_found",
                      *       "message": "Infração não encontrada"
                      *     }
                      */
@@ -6909,6 +7100,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "not_found",
                      *       "message": "Infração não encontrada"
                      *     }
                      */
@@ -6926,6 +7118,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "defense_closed",
                      *       "message": "A defesa só pode ser enviada enquanto a infração está aberta e dentro do prazo"
                      *     }
                      */
@@ -7078,6 +7271,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "infraction_already_open",
                      *       "message": "Esta cobrança já tem uma infração em aberto"
                      *     }
                      */
@@ -7095,6 +7289,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "charge_not_paid",
                      *       "message": "Apenas cobranças pagas podem receber uma infração"
                      *     }
                      */
@@ -7163,6 +7358,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "charge_not_pending" | "payment_before_charge";
                         /** @enum {unknown} */
                         message?: "Cobrança não está pendente" | "date é anterior à criação da cobrança";
                     };
@@ -7420,6 +7617,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "charge_unfit_for_mandate",
                      *       "message": "chargeId deve ser uma cobrança com vencimento PENDING deste recebedor, do mesmo pagador (customer.document) e sem outra autorização ativa"
                      *     }
                      */
@@ -7437,6 +7635,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "acquirer_refused",
                      *       "message": "O adquirente recusou a operação"
                      *     }
                      */
@@ -7452,6 +7651,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "acquirer_unavailable",
                      *       "message": "Adquirente indisponível no momento; tente novamente em instantes"
                      *     }
                      */
@@ -7722,6 +7922,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "mandate_request_pending",
                      *       "message": "Já há uma solicitação enviada ao pagador aguardando resposta"
                      *     }
                      */
@@ -7845,6 +8046,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "mandate_not_approved" | "due_date_out_of_window" | "due_date_out_of_period" | "cycle_already_charged" | "mandate_amount_mismatch";
                         message?: ("A autorização precisa estar APPROVED para receber cobranças" | "dueDate deve estar entre hoje + 2 e hoje + 10 dias" | "dueDate deve estar entre startDate e endDate da autorização" | "Já existe uma cobrança recorrente ativa neste ciclo da autorização") | unknown;
                     };
                 };
@@ -8013,6 +8216,8 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
+                        code?: "recurring_charge_not_cancelable" | "cancel_after_due_date";
+                        /** @enum {unknown} */
                         message?: "Somente cobranças recorrentes CREATED ou ACTIVE podem ser canceladas" | "A cobrança recorrente só pode ser cancelada antes do vencimento (dueDate)";
                     };
                 };
@@ -8071,10 +8276,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "retry_already_scheduled",
                      *       "message": "Já há uma tentativa agendada (SCHEDULED) para esta cobrança recorrente"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "retry_already_scheduled";
                         /** @enum {unknown} */
                         message?: "Já há uma tentativa agendada (SCHEDULED) para esta cobrança recorrente";
                     };
@@ -8090,6 +8298,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "retry_policy_required" | "retry_not_allowed" | "retry_window" | "retry_too_soon" | "retry_same_day" | "retry_limit_reached";
                         /** @enum {unknown} */
                         message?: "Novas tentativas exigem uma autorização com retryPolicy THREE_IN_SEVEN_DAYS" | "Nova tentativa só para cobrança ACTIVE com a última tentativa REJECTED" | "date deve estar entre dueDate + 1 e dueDate + 7" | "date deve ser a partir de amanhã" | "Já houve uma tentativa nesta data" | "No máximo 3 novas tentativas por cobrança recorrente";
                     };
@@ -8381,6 +8591,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "mandate_not_rejectable",
                      *       "message": "Autorização APPROVED: não pode mais ser rejeitada"
                      *     }
                      */
@@ -8490,6 +8701,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "mandate_not_cancelable",
                      *       "message": "Autorização CANCELED: não pode mais ser cancelada"
                      *     }
                      */
@@ -8561,6 +8773,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "no_scheduled_attempt" | "route_not_found";
                         /** @enum {unknown} */
                         message?: "Cobrança recorrente não encontrada" | "Nenhuma tentativa agendada (SCHEDULED) nesta cobrança recorrente" | "Rota não encontrada" | "Merchant não encontrado";
                     };
@@ -8744,10 +8958,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "unauthenticated",
                      *       "message": "Assinatura do adquirente inválida"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "unauthenticated";
                         /** @constant */
                         message?: "Assinatura do adquirente inválida";
                     };
@@ -8802,6 +9019,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "validation_failed",
                      *       "message": "Dados inválidos",
                      *       "errors": [
                      *         {
@@ -8823,10 +9041,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "not_found",
                      *       "message": "Cobrança não encontrada"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found" | "route_not_found";
                         /** @enum {unknown} */
                         message?: "Cobrança não encontrada" | "Rota não encontrada";
                     };
@@ -8905,6 +9126,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "not_found",
                      *       "message": "Recorrência não encontrada"
                      *     }
                      */
@@ -9033,10 +9255,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "not_found",
                      *       "message": "Cobrança não encontrada"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "not_found";
                         /** @constant */
                         message?: "Cobrança não encontrada";
                     };
@@ -9263,6 +9488,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "unauthenticated",
                      *       "message": "Token de métricas ausente ou inválido"
                      *     }
                      */

@@ -20,7 +20,7 @@ export async function login(
 ): Promise<AuthResult> {
   const user = await em.findOne(User, { email }, { populate: ['passwordHash'] });
   const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !ok) throw new UnauthorizedError(AUTH_MESSAGES.badCredentials);
+  if (!user || !ok) throw new UnauthorizedError(AUTH_MESSAGES.badCredentials, 'invalid_credentials');
   return { token: signJwt(jwtSecret, user.id, user.role), user: userView(user) };
 }
 
@@ -59,7 +59,7 @@ function principalOf(row: sql.PrincipalRow | undefined, via: Principal['via']): 
     if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidApiKey);
     if (row.key_status !== 'ACTIVE') throw new UnauthorizedError(AUTH_MESSAGES.inactiveApiKey);
   } else if (!row) throw new UnauthorizedError(AUTH_MESSAGES.invalidToken);
-  if (row.merchant_status === 'BLOCKED') throw new ForbiddenError(AUTH_MESSAGES.blocked);
+  if (row.merchant_status === 'BLOCKED') throw new ForbiddenError(AUTH_MESSAGES.blocked, 'account_inactive');
   return {
     userId: row.user_id,
     role: row.role,

@@ -63,7 +63,10 @@ async function missingPrerequisites(em: EntityManager, merchantId: string): Prom
     !m.acquirer_account_id && PREREQUISITE_MESSAGES.acquirer,
     !m.has_pix_key && PREREQUISITE_MESSAGES.pixKey,
   ].filter(Boolean);
-  return new ForbiddenError(missing.join('; ') || 'Pré-requisitos da cobrança mudaram; tente novamente');
+  return new ForbiddenError(
+    missing.join('; ') || 'Pré-requisitos da cobrança mudaram; tente novamente',
+    'prerequisites_missing',
+  );
 }
 
 // Said of every recipient that cannot receive, whatever the reason: whether another merchant's id is unknown, blocked
@@ -111,7 +114,8 @@ async function splitsFor(
     const why = recipientProblem(ids.indexOf(id) !== i, id === ownerId, found.get(id));
     return why ? [`splits[${i}].merchantId ${id} ${why}`] : [];
   });
-  if (problems.length) throw new BusinessRuleError(`Recebedor de split inválido: ${problems.join('; ')}`);
+  if (problems.length)
+    throw new BusinessRuleError(`Recebedor de split inválido: ${problems.join('; ')}`, 'split_recipient_invalid');
   return net === null ? pendingSplits(splits) : resolveSplits(net, splits);
 }
 

@@ -213,13 +213,13 @@ export function createEventStreams(
 
   // A place among the merchant's open streams, counted across every API process, or 429.
   async function claim(merchantId: string): Promise<string> {
-    if (closed) throw new HttpError(503, 'Servidor reiniciando: reconecte em instantes');
+    if (closed) throw new HttpError(503, 'Servidor reiniciando: reconecte em instantes', 'service_restarting');
     const slot = newId();
     await db.transaction(async (query) => {
       await query(sql.LOCK_MERCHANT_STREAMS, [merchantId]);
       await query(sql.DROP_STALE_CONNECTIONS, [merchantId, STALE_SECONDS]);
       const [{ n }] = (await query<{ n: number }>(sql.COUNT_CONNECTIONS, [merchantId])).rows;
-      if (n >= MAX_STREAMS_PER_MERCHANT) throw new HttpError(429, TOO_MANY_STREAMS);
+      if (n >= MAX_STREAMS_PER_MERCHANT) throw new HttpError(429, TOO_MANY_STREAMS, 'too_many_streams');
       await query(sql.INSERT_CONNECTION, [slot, merchantId]);
     });
     return slot;

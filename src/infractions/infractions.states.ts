@@ -88,11 +88,11 @@ export async function openInfraction(
     ]);
     if (!c || (input.merchantId && c.merchant_id !== input.merchantId))
       throw new NotFoundError('Cobrança não encontrada');
-    if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID);
+    if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID, 'charge_not_paid');
     const refunds = await refundsOf(tx, c.id);
-    if (!input.acquirerId && refunds.processing > 0) throw new ConflictError(REFUND_IN_PROGRESS);
+    if (!input.acquirerId && refunds.processing > 0) throw new ConflictError(REFUND_IN_PROGRESS, 'refund_in_progress');
     const disputable = c.amount - refunds.completed - refunds.processing;
-    if (disputable <= 0) throw new ConflictError(NOTHING_TO_DISPUTE);
+    if (disputable <= 0) throw new ConflictError(NOTHING_TO_DISPUTE, 'nothing_to_dispute');
     const amount = Math.min(input.amount ?? c.amount, disputable);
     // the balance is locked before the row is inserted: a row being inserted is no lock anyone else can wait on
     const toBlock = Math.min(amount, Math.max(0, await lockedAvailable(tx, c.merchant_id)));
@@ -108,7 +108,7 @@ export async function openInfraction(
       amount - toBlock,
       input.acquirerId ?? null,
     ]);
-    if (!r) throw new ConflictError(ALREADY_OPEN);
+    if (!r) throw new ConflictError(ALREADY_OPEN, 'infraction_already_open');
     if (toBlock > 0)
       await post(
         tx,
@@ -182,11 +182,11 @@ export async function defend(
   const [current] = await em.execute<sql.InfractionRow[]>(sql.FOR_MERCHANT, [id, merchantId]);
   if (!current) throw new NotFoundError(NOT_FOUND);
   if (current.status !== 'OPEN' || new Date(current.deadline_at) <= new Date())
-    throw new BusinessRuleError(DEFENSE_CLOSED);
+    throw new BusinessRuleError(DEFENSE_CLOSED, 'defense_closed');
   if (current.acquirer_id) await deps.acquirer.submitDefense(current.acquirer_id, text);
   const row = await transactional(em, async (tx) => {
     const [r] = await tx.execute<sql.InfractionRow[]>(DEFEND, [text, id, merchantId]);
-    if (!r) throw new BusinessRuleError(DEFENSE_CLOSED);
+    if (!r) throw new BusinessRuleError(DEFENSE_CLOSED, 'defense_closed');
     await emit(tx, deps, r, 'infraction.updated');
     return r;
   });

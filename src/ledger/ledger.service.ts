@@ -20,7 +20,7 @@ export type Posting = { account: string; amount: number; merchantId?: string };
 
 export class InsufficientFundsError extends BusinessRuleError {
   constructor() {
-    super('Saldo insuficiente');
+    super('Saldo insuficiente', 'insufficient_balance');
   }
 }
 

@@ -28,7 +28,8 @@ export async function register(em: EntityManager, jwtSecret: string, input: Regi
     });
     return { token: signJwt(jwtSecret, user.id, user.role), user: userView(user) };
   } catch (err) {
-    if (err instanceof UniqueConstraintViolationException) throw new ConflictError('E-mail já cadastrado');
+    if (err instanceof UniqueConstraintViolationException)
+      throw new ConflictError('E-mail já cadastrado', 'email_taken');
     throw err;
   }
 }

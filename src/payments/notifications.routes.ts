@@ -103,7 +103,7 @@ export function acquirerNotificationRoutes({ config, boss }: Pick<Services, 'con
     try {
       body = JSON.parse(raw.toString('utf8'));
     } catch {
-      throw new ValidationError([], 'JSON malformado no corpo da requisição');
+      throw new ValidationError([], 'JSON malformado no corpo da requisição', 'malformed_json');
     }
     const notifications = parsePix(body);
     await acceptPayments({ boss }, notifications);

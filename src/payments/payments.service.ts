@@ -36,11 +36,11 @@ export async function simulatePayment(
   date?: string,
 ) {
   const charge = await findCharge(deps, em, merchantId, id);
-  if (charge.status !== 'PENDING') throw new BusinessRuleError('Cobrança não está pendente');
+  if (charge.status !== 'PENDING') throw new BusinessRuleError('Cobrança não está pendente', 'charge_not_pending');
   const now = deps.clock();
   const day = date ?? saoPauloDate(now);
   if (day < saoPauloDate(new Date(charge.created_at)))
-    throw new BusinessRuleError('date é anterior à criação da cobrança');
+    throw new BusinessRuleError('date é anterior à criação da cobrança', 'payment_before_charge');
   const paidAt = day === saoPauloDate(now) ? now : new Date(endOfSaoPauloDay(day).getTime() + 1000 - HALF_DAY_MS);
   const terms = dueTermsOfRow(charge);
   // past the last valid day nothing is due any more: a late payer pays the last day's amount (it will be returned)

@@ -23,7 +23,7 @@ export async function createPixKey(
 ) {
   return transactional(em, async (tx) => {
     const existing = await tx.findOne(PixKey, { merchant: merchantId, type, key, status: 'ACTIVE' });
-    if (existing) throw new ConflictError('Chave PIX já cadastrada');
+    if (existing) throw new ConflictError('Chave PIX já cadastrada', 'pix_key_taken');
     const pixKey = tx.create(PixKey, { merchant: merchantId, type, key });
     // data: the key as the API shows it (ACTIVE)
     await recordEvent(tx, boss, merchantId, 'pixkey.updated', pixKeyView(pixKey));

@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HttpError, TooManyRequestsError } from './errors.ts';
+import { errorBody } from './error-codes.ts';
 import { isTransientConflict } from './transaction.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -51,39 +52,39 @@ export function securityHeaders(): RequestHandler {
 }
 
 export const notFoundRoute: RequestHandler = (_req, res) => {
-  res.status(404).json({ message: 'Rota não encontrada' });
+  res.status(404).json(errorBody('route_not_found', 'Rota não encontrada'));
 };
 
 export const CONFLICT_RETRY = 'Conflito com uma operação simultânea; nada foi alterado, tente novamente';
 
-// One place turns errors into JSON: domain errors keep their status; body-parser errors keep theirs; a
-// deadlock or serialization failure is 409; the rest is 500.
+// One place turns errors into JSON (`errorBody`: a code of error-codes.ts, the message): domain errors keep their
+// status and code; body-parser errors keep their status; a deadlock or serialization failure is 409; the rest is 500.
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (err instanceof HttpError) {
     if (err instanceof TooManyRequestsError) res.setHeader('retry-after', String(err.retryAfterSeconds));
-    res.status(err.status).json(err.errors ? { message: err.message, errors: err.errors } : { message: err.message });
+    res.status(err.status).json(errorBody(err.code, err.message, err.errors ? { errors: err.errors } : {}));
     return;
   }
   const type = (err as { type?: string }).type;
   if (type === 'entity.parse.failed') {
-    res.status(400).json({ message: 'JSON malformado no corpo da requisição' });
+    res.status(400).json(errorBody('malformed_json', 'JSON malformado no corpo da requisição'));
     return;
   }
   if (type === 'entity.too.large') {
-    res.status(413).json({ message: 'Corpo da requisição muito grande' });
+    res.status(413).json(errorBody('payload_too_large', 'Corpo da requisição muito grande'));
     return;
   }
   const status = (err as { status?: number }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    res.status(status).json({ message: 'Requisição inválida' });
+    res.status(status).json(errorBody('invalid_request', 'Requisição inválida'));
     return;
   }
   if (isTransientConflict(err)) {
     // a transaction that lost to concurrent ones on every attempt (transaction.ts): nothing was kept, asking again works
     req.log.warn({ err }, 'transaction conflict on every attempt');
-    res.status(409).json({ message: CONFLICT_RETRY });
+    res.status(409).json(errorBody('transaction_conflict', CONFLICT_RETRY));
     return;
   }
   req.log.error({ err }, 'unhandled error');
-  res.status(500).json({ message: 'Erro interno', requestId: String(req.id) });
+  res.status(500).json(errorBody('internal_error', 'Erro interno', { requestId: String(req.id) }));
 };

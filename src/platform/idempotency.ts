@@ -39,7 +39,7 @@ export async function createOnce<T extends Prior, R>(
 ): Promise<{ result: R; replayed: boolean }> {
   const hash = key ? requestHash(input) : null;
   const replayOf = (prior: T) => {
-    if (prior.requestHash !== hash) throw new ConflictError(IDEMPOTENCY_CONFLICT);
+    if (prior.requestHash !== hash) throw new ConflictError(IDEMPOTENCY_CONFLICT, 'idempotency_conflict');
     return { result: o.replay(prior), replayed: true };
   };
   if (key) {

@@ -57,7 +57,7 @@ function hasBody(req: Parameters<RequestHandler>[0]): boolean {
 // Runs before the JSON parser: a body must be JSON.
 export const requireJsonBody: RequestHandler = (req, _res, next) => {
   if (BODY_METHODS.has(req.method) && hasBody(req) && !req.is('application/json') && !req.is('application/*+json'))
-    return next(new HttpError(415, INPUT_MESSAGES.contentType));
+    return next(new HttpError(415, INPUT_MESSAGES.contentType, 'unsupported_media_type'));
   next();
 };
 

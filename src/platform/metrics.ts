@@ -5,6 +5,7 @@ import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from './logger.ts';
+import { errorBody } from './error-codes.ts';
 
 // Each process (and each app a test starts) has its own registry: prom-client's global one refuses a second app.
 export function createRegistry(): Registry {
@@ -152,7 +153,7 @@ function authorized(header: string | undefined, token: string | null): boolean {
 async function answer(registry: Registry, token: string | null, req: IncomingMessage, res: ServerResponse) {
   if (!authorized(req.headers.authorization, token)) {
     res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
-    res.end(JSON.stringify({ message: 'Token de métricas ausente ou inválido' }));
+    res.end(JSON.stringify(errorBody('unauthenticated', 'Token de métricas ausente ou inválido')));
     return;
   }
   const body = await registry.metrics();
@@ -192,14 +193,14 @@ async function serveMetrics(
       answer(registry, o.token, req, res).catch((err: unknown) => {
         o.logger.error({ err }, 'metrics scrape failed');
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ message: 'Erro interno' }));
+        res.end(JSON.stringify(errorBody('internal_error', 'Erro interno')));
       });
     } else if (req.method === 'GET' && (path === '/healthz' || path === '/health')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ status: 'ok' }));
     } else {
       res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ message: 'Rota não encontrada' }));
+      res.end(JSON.stringify(errorBody('route_not_found', 'Rota não encontrada')));
     }
   });
   server.listen(o.port);

@@ -5,6 +5,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-lim
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { AUTH_MESSAGES, HttpError } from './errors.ts';
+import { errorBody } from './error-codes.ts';
 import { pgConnection } from './pg-ssl.ts';
 
 export const RATE_LIMIT_MESSAGE = 'Muitas requisições, tente novamente em instantes';
@@ -155,7 +156,7 @@ export function createRateLimits(config: Config, logger: Logger): RateLimits {
       (rejected: unknown) => {
         if (!(rejected instanceof RateLimiterRes)) return next();
         res.setHeader('retry-after', String(Math.max(1, Math.ceil(rejected.msBeforeNext / 1000))));
-        next(new HttpError(429, RATE_LIMIT_MESSAGE));
+        next(new HttpError(429, RATE_LIMIT_MESSAGE, 'rate_limited'));
       },
     );
   };
@@ -188,5 +189,5 @@ function emailKey(req: Request): string | null {
 
 function tooMany(res: Response, rejected: RateLimiterRes): void {
   res.setHeader('retry-after', String(Math.max(1, Math.ceil(rejected.msBeforeNext / 1000))));
-  res.status(429).json({ message: RATE_LIMIT_MESSAGE });
+  res.status(429).json(errorBody('rate_limited', RATE_LIMIT_MESSAGE));
 }

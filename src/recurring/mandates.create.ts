@@ -43,13 +43,13 @@ const MAX_CHARGE_EXPIRES_IN = 604_800;
 // 403: a CPF merchant; otherwise every missing charge prerequisite, named as charges name them (null: none missing).
 async function merchantProblem(em: EntityManager, merchantId: string): Promise<ForbiddenError | null> {
   const [m] = await em.execute<sql.MerchantForMandate[]>(sql.MERCHANT_FOR_MANDATE, [merchantId]);
-  if (m.document.length !== 14) return new ForbiddenError(CNPJ_ONLY);
+  if (m.document.length !== 14) return new ForbiddenError(CNPJ_ONLY, 'cnpj_required');
   const missing = [
     m.kyc_status !== 'APPROVED' && PREREQUISITE_MESSAGES.kyc,
     !m.acquirer_account_id && PREREQUISITE_MESSAGES.acquirer,
     !m.has_pix_key && PREREQUISITE_MESSAGES.pixKey,
   ].filter(Boolean);
-  return missing.length ? new ForbiddenError(missing.join('; ')) : null;
+  return missing.length ? new ForbiddenError(missing.join('; '), 'prerequisites_missing') : null;
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -85,7 +85,7 @@ async function chargeOfJourney(
       merchant.id,
       input.customer.document,
     ]);
-    if (!c) throw new BusinessRuleError(DUE_DATE_CHARGE_UNFIT);
+    if (!c) throw new BusinessRuleError(DUE_DATE_CHARGE_UNFIT, 'charge_unfit_for_mandate');
     return { id: c.id, txid: c.txid, amount: null }; // its amount is the day's: the payer reads it from its location
   }
   if (input.journey !== 'QR_WITH_PAYMENT') return null;
@@ -190,7 +190,10 @@ export async function createMandate(
           merchant.id,
         ]);
         // a prerequisite went away meanwhile (the PSP's mandate, never approved, expires there)
-        if (!inserted) throw (await merchantProblem(tx, merchant.id)) ?? new ForbiddenError(PREREQUISITES_CHANGED);
+        if (!inserted) {
+          const problem = await merchantProblem(tx, merchant.id);
+          throw problem ?? new ForbiddenError(PREREQUISITES_CHANGED, 'prerequisites_missing');
+        }
         if (requestId) await enqueue(deps.boss, tx, QUEUES.mandateRequest, { mandateId: id, requestId });
         return inserted;
       });

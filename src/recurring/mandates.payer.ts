@@ -28,20 +28,29 @@ export async function payerApproves(
   const current = await getMandate(deps, em, input.merchantId, input.mandateId);
   if (current.status === 'CREATED') {
     if (Date.parse(current.expiresAt) <= deps.clock().getTime())
-      throw new BusinessRuleError(`Autorização expirou em ${current.expiresAt}: o pagador não pode mais aprová-la`);
+      throw new BusinessRuleError(
+        `Autorização expirou em ${current.expiresAt}: o pagador não pode mais aprová-la`,
+        'mandate_expired',
+      );
     const { payerMaxAmount: max } = input;
     if (current.amount === null && current.minAmount !== null && max !== null && max < current.minAmount)
-      throw new BusinessRuleError(`payerMaxAmount deve ser maior ou igual a minAmount (${current.minAmount})`);
+      throw new BusinessRuleError(
+        `payerMaxAmount deve ser maior ou igual a minAmount (${current.minAmount})`,
+        'payer_max_amount_too_low',
+      );
   }
   const charge = current.chargeId ? await findCharge(deps, em, input.merchantId, current.chargeId) : null;
   if (current.status === 'CREATED' && charge && charge.status !== 'PENDING' && charge.status !== 'PAID')
-    throw new BusinessRuleError(`A cobrança da autorização não pode mais ser paga (${charge.status})`);
+    throw new BusinessRuleError(
+      `A cobrança da autorização não pode mais ser paga (${charge.status})`,
+      'mandate_charge_not_payable',
+    );
   const { mandate, changed } = await approveMandate(deps, em, {
     mandateId: current.id,
     payerMaxAmount: input.payerMaxAmount,
   });
   if (!changed && mandate.status !== 'APPROVED')
-    throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser aprovada`);
+    throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser aprovada`, 'mandate_not_approvable');
   if (changed && charge?.status === 'PENDING') await payCharge(em, input.merchantId, charge.id);
   return mandate;
 }
@@ -51,7 +60,7 @@ export async function payerRejects(deps: Deps, em: EntityManager, merchantId: st
   const current = await getMandate(deps, em, merchantId, mandateId);
   const { mandate, changed } = await rejectMandate(deps, em, { mandateId: current.id });
   if (!changed && mandate.status !== 'REJECTED')
-    throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser rejeitada`);
+    throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser rejeitada`, 'mandate_not_rejectable');
   return mandate;
 }
 
@@ -67,6 +76,7 @@ export async function payerCancels(
     by: 'PAYER',
     reason: input.reason,
   });
-  if (!changed) throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser cancelada`);
+  if (!changed)
+    throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser cancelada`, 'mandate_not_cancelable');
   return mandate;
 }

@@ -64,10 +64,11 @@ export async function patchMandate(
 ) {
   const m = await ofMerchant(em, merchantId, id);
   if (body.status !== 'CANCELED' || Object.keys(body).some((k) => k !== 'status' && k !== 'reason'))
-    throw new BusinessRuleError(ONLY_CANCEL);
+    throw new BusinessRuleError(ONLY_CANCEL, 'mandate_only_cancel');
   const reason = typeof body.reason === 'string' ? body.reason : null;
   const { mandate, changed } = await cancelMandate(deps, em, { mandateId: m.id, by: 'MERCHANT', reason });
-  if (!changed) throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser cancelada`);
+  if (!changed)
+    throw new BusinessRuleError(`Autorização ${mandate.status}: não pode mais ser cancelada`, 'mandate_not_cancelable');
   return mandate;
 }
 
@@ -83,15 +84,19 @@ export async function requestAgain(
 ) {
   const m = await ofMerchant(em, merchantId, id);
   if (m.journey !== 'PUSH')
-    throw new BusinessRuleError('Somente autorizações da jornada PUSH têm solicitação ao pagador');
-  if (m.status !== 'CREATED') throw new BusinessRuleError(`Autorização ${m.status}: não aceita nova solicitação`);
-  if (m.request_status === 'SENT') throw new ConflictError(REQUEST_PENDING);
+    throw new BusinessRuleError('Somente autorizações da jornada PUSH têm solicitação ao pagador', 'mandate_not_push');
+  if (m.status !== 'CREATED')
+    throw new BusinessRuleError(`Autorização ${m.status}: não aceita nova solicitação`, 'mandate_not_requestable');
+  if (m.request_status === 'SENT') throw new ConflictError(REQUEST_PENDING, 'mandate_request_pending');
   if (m.request_status !== 'EXPIRED' && m.request_status !== 'REJECTED')
-    throw new BusinessRuleError('Nova solicitação só depois da última EXPIRED ou REJECTED');
+    throw new BusinessRuleError(
+      'Nova solicitação só depois da última EXPIRED ou REJECTED',
+      'mandate_request_not_renewable',
+    );
   const requestId = requestIdFor(m.rec_id);
   return transactional(em, async (tx) => {
     const [moved] = await tx.execute<sql.MandateRow[]>(sql.NEW_REQUEST, [requestId, m.id]);
-    if (!moved) throw new ConflictError(REQUEST_PENDING); // another request (or the payer) got there first
+    if (!moved) throw new ConflictError(REQUEST_PENDING, 'mandate_request_pending'); // another request (or the payer) got there first
     await enqueue(deps.boss, tx, QUEUES.mandateRequest, { mandateId: m.id, requestId });
     return mandateView(moved, deps.config.publicBaseUrl);
   });

@@ -48,11 +48,12 @@ function txidFor(id: string, merchantId: string, idempotencyKey: string | undefi
 
 // The contract's rules on a locked mandate, in its order: each a 422 naming the rule.
 function checkRules(m: sql.MandateForCharge, input: CreateRecurringChargeInput, today: string) {
-  if (m.status !== 'APPROVED') throw new BusinessRuleError(CREATE_RULES.approved);
-  if (!inWindow(today, input.dueDate)) throw new BusinessRuleError(CREATE_RULES.window);
+  if (m.status !== 'APPROVED') throw new BusinessRuleError(CREATE_RULES.approved, 'mandate_not_approved');
+  if (!inWindow(today, input.dueDate)) throw new BusinessRuleError(CREATE_RULES.window, 'due_date_out_of_window');
   if (input.dueDate < m.start_date || (m.end_date !== null && input.dueDate > m.end_date))
-    throw new BusinessRuleError(CREATE_RULES.period);
-  if (m.amount !== null && input.amount !== m.amount) throw new BusinessRuleError(CREATE_RULES.amount(m.amount));
+    throw new BusinessRuleError(CREATE_RULES.period, 'due_date_out_of_period');
+  if (m.amount !== null && input.amount !== m.amount)
+    throw new BusinessRuleError(CREATE_RULES.amount(m.amount), 'mandate_amount_mismatch');
 }
 
 // A duplicate creation under an idempotency key found inside the transaction: createOnce answers it as a replay.
@@ -92,7 +93,7 @@ export async function createRecurringCharge(
         checkRules(m, input, saoPauloDate(now));
         const cycle = cycleOf(m.start_date, m.frequency, input.dueDate);
         if ((await tx.execute(sql.LIVE_IN_CYCLE, [m.id, cycle])).length)
-          throw new BusinessRuleError(CREATE_RULES.cycle);
+          throw new BusinessRuleError(CREATE_RULES.cycle, 'cycle_already_charged');
         const id = newId();
         const txid = txidFor(id, merchantId, idempotencyKey);
         const sandbox = deps.acquirer.name === 'sandbox';
@@ -131,7 +132,7 @@ export async function createRecurringCharge(
           pgArray([expiresAt.toISOString()]),
           pgArray([Math.max(1, Math.ceil((expiresAt.getTime() - now.getTime()) / 1000))]),
         ]);
-        if (!inserted.length) throw new BusinessRuleError(CREATE_RULES.cycle);
+        if (!inserted.length) throw new BusinessRuleError(CREATE_RULES.cycle, 'cycle_already_charged');
         if (!sandbox) {
           const request = {
             txid,
@@ -235,7 +236,8 @@ export async function simulateAttempt(
 ) {
   const rc = await findRow(em, merchantId, id);
   const attempt = rc.attempts.find((a) => a.status === 'SCHEDULED');
-  if (!attempt || !['CREATED', 'ACTIVE'].includes(rc.status)) throw new NotFoundError(NO_SCHEDULED_ATTEMPT);
+  if (!attempt || !['CREATED', 'ACTIVE'].includes(rc.status))
+    throw new NotFoundError(NO_SCHEDULED_ATTEMPT, 'no_scheduled_attempt');
   const [m] = await em.execute<{ payer_max_amount: number | null }[]>(sql.PAYER_MAX, [rc.mandate_id]);
   const withinMax = m.payer_max_amount === null || rc.amount <= m.payer_max_amount;
   if (outcome === 'PAID' && withinMax) {

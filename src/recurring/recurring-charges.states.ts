@@ -170,11 +170,12 @@ export async function recurringChargesPaid(
 export async function cancelRecurringCharge(deps: StateDeps, em: EntityManager, merchantId: string, id: string) {
   return transactional(em, async (tx) => {
     const r = await lockById(tx, merchantId, id);
-    if (!(OPEN as readonly string[]).includes(r.status)) throw new BusinessRuleError(RULES.cancelStatus);
-    if (saoPauloDate(deps.clock()) >= r.due_date) throw new BusinessRuleError(RULES.cancelDue);
+    if (!(OPEN as readonly string[]).includes(r.status))
+      throw new BusinessRuleError(RULES.cancelStatus, 'recurring_charge_not_cancelable');
+    if (saoPauloDate(deps.clock()) >= r.due_date) throw new BusinessRuleError(RULES.cancelDue, 'cancel_after_due_date');
     const attempts = cancelScheduled(r.attempts, deps.clock().toISOString());
     const data = await end(deps, tx, r, 'cancel', attempts);
-    if (!data) throw new BusinessRuleError(RULES.cancelStatus);
+    if (!data) throw new BusinessRuleError(RULES.cancelStatus, 'recurring_charge_not_cancelable');
     return data;
   });
 }
@@ -214,15 +215,18 @@ export async function retryRecurringCharge(
 ) {
   return transactional(em, async (tx) => {
     const r = await lockById(tx, merchantId, id);
-    if (r.retry_policy !== 'THREE_IN_SEVEN_DAYS') throw new BusinessRuleError(RULES.retryPolicy);
-    if (r.attempts.some((a) => a.status === 'SCHEDULED')) throw new ConflictError(RULES.retryScheduled);
+    if (r.retry_policy !== 'THREE_IN_SEVEN_DAYS')
+      throw new BusinessRuleError(RULES.retryPolicy, 'retry_policy_required');
+    if (r.attempts.some((a) => a.status === 'SCHEDULED'))
+      throw new ConflictError(RULES.retryScheduled, 'retry_already_scheduled');
     if (r.status !== 'ACTIVE' || r.attempts.at(-1)?.status !== 'REJECTED')
-      throw new BusinessRuleError(RULES.retryState);
+      throw new BusinessRuleError(RULES.retryState, 'retry_not_allowed');
     if (date < plusDays(r.due_date, RETRY.firstDay) || date > plusDays(r.due_date, RETRY.lastDay))
-      throw new BusinessRuleError(RULES.retryWindow);
-    if (date < plusDays(saoPauloDate(deps.clock()), 1)) throw new BusinessRuleError(RULES.retryTomorrow);
-    if (r.attempts.some((a) => a.date === date)) throw new BusinessRuleError(RULES.retrySameDay);
-    if (r.retries_left <= 0) throw new BusinessRuleError(RULES.retryMax);
+      throw new BusinessRuleError(RULES.retryWindow, 'retry_window');
+    if (date < plusDays(saoPauloDate(deps.clock()), 1))
+      throw new BusinessRuleError(RULES.retryTomorrow, 'retry_too_soon');
+    if (r.attempts.some((a) => a.date === date)) throw new BusinessRuleError(RULES.retrySameDay, 'retry_same_day');
+    if (r.retries_left <= 0) throw new BusinessRuleError(RULES.retryMax, 'retry_limit_reached');
     const attempt: RecurringAttemptRow = {
       date,
       kind: 'RETRY',
@@ -237,7 +241,7 @@ export async function retryRecurringCharge(
       r.retries_left - 1,
       r.id,
     ]);
-    if (!moved) throw new BusinessRuleError(RULES.retryState);
+    if (!moved) throw new BusinessRuleError(RULES.retryState, 'retry_not_allowed');
     if (deps.acquirer.name !== 'sandbox')
       await enqueue(deps.boss, tx, QUEUES.recurringChargeSync, { op: 'retry', txid: r.txid, date });
     return view({ ...r, attempts, retries_left: r.retries_left - 1 });

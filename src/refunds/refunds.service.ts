@@ -53,14 +53,17 @@ async function hold(
     if (!(err instanceof InsufficientFundsError) || takers.length === 0) throw err;
     const short = [];
     for (const x of takers) if ((await merchantBalance(tx, x.merchantId)).available < x.amount) short.push(x);
-    if (short.length) throw new BusinessRuleError(short.map(recipientShort).join('; '));
+    if (short.length)
+      throw new BusinessRuleError(short.map(recipientShort).join('; '), 'recipient_insufficient_balance');
     throw err;
   }
   // what open MED infractions are still owed (not yet blocked) stays out of reach of refunds too
   await guardOwed(tx, money.merchantId);
   for (const x of takers)
     await guardOwed(tx, x.merchantId).catch((err: unknown) => {
-      throw err instanceof InsufficientFundsError ? new BusinessRuleError(recipientShort(x)) : err;
+      throw err instanceof InsufficientFundsError
+        ? new BusinessRuleError(recipientShort(x), 'recipient_insufficient_balance')
+        : err;
     });
 }
 
@@ -118,16 +121,17 @@ export async function createRefund(
         transactional(em, async (tx) => {
           const [c] = await tx.execute<sql.ChargeForRefund[]>(sql.CHARGE_FOR_REFUND, [chargeId, merchantId, recurring]);
           if (!c) throw new NotFoundError(NOT_FOUND);
-          if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID);
+          if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID, 'charge_not_paid');
           if (Date.now() > new Date(c.paid_at!).getTime() + REFUND_WINDOW_DAYS * 86400_000)
-            throw new BusinessRuleError(TOO_LATE);
-          if (await hasOpenInfraction(tx, c.id)) throw new ConflictError(INFRACTION_OPEN);
+            throw new BusinessRuleError(TOO_LATE, 'refund_window_expired');
+          if (await hasOpenInfraction(tx, c.id)) throw new ConflictError(INFRACTION_OPEN, 'infraction_open');
           const [t] = await tx.execute<{ amount: string; fee: string }[]>(sql.REFUNDS_TAKEN, [c.id]);
           const taken = { amount: Number(t.amount), fee: Number(t.fee) };
           const paid = c.paid_amount ?? c.amount; // what the payer paid (a due-date charge: the amount due that day)
           const left = paid - taken.amount;
           const amount = input.amount ?? left;
-          if (amount < 1 || amount > left) throw new BusinessRuleError(overRefundable(left));
+          if (amount < 1 || amount > left)
+            throw new BusinessRuleError(overRefundable(left), 'refund_exceeds_refundable');
           const feeAmount = refundFee({ amount: paid, fee: c.fee }, taken, amount);
           const splits = input.reverseSplits ? await sharesOf(tx, c, paid, amount) : null;
           const [refund] = (

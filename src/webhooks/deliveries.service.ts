@@ -63,7 +63,8 @@ export async function listDeliveries(
 
 // Deliveries go only to an ACTIVE webhook: the daemon cancels the attempts of a paused one.
 function assertActive(webhook: IWebhook) {
-  if (webhook.status !== 'ACTIVE') throw new ConflictError('Webhook inativo: ative-o (status ACTIVE) antes de enviar');
+  if (webhook.status !== 'ACTIVE')
+    throw new ConflictError('Webhook inativo: ative-o (status ACTIVE) antes de enviar', 'webhook_inactive');
 }
 
 // What an attempt job carries: `attempt` guards the row's count; `step` places it in the retry schedule.
@@ -92,7 +93,10 @@ export async function resendDelivery(
     if (!row) throw new NotFoundError('Entrega não encontrada');
     assertActive(webhook);
     if (row.status === 'PENDING')
-      throw new ConflictError('Entrega ainda pendente: a próxima tentativa já está agendada (veja nextAttemptAt)');
+      throw new ConflictError(
+        'Entrega ainda pendente: a próxima tentativa já está agendada (veja nextAttemptAt)',
+        'delivery_pending',
+      );
     await tx.execute(REQUEUE, [JSON.stringify([row.id])]);
     await enqueueMany(boss, tx, QUEUES.webhookDeliver, [job(webhook, row.id, row.attempts, MAX_ATTEMPTS - 1)]);
     const [after] = await tx.execute<LogRow[]>(DELIVERY_BY_ID, [row.id]);
@@ -150,7 +154,8 @@ export async function sendTestDelivery(
     const webhook = await findOwned(tx, merchantId, webhookId, true);
     assertActive(webhook);
     const [recent] = await tx.execute<{ n: number; retry_after: number }[]>(RECENT_TEST_SENDS, [webhookId]);
-    if (recent.n >= TEST_SENDS_PER_MINUTE) throw new TooManyRequestsError(TEST_SENDS_LIMITED, recent.retry_after);
+    if (recent.n >= TEST_SENDS_PER_MINUTE)
+      throw new TooManyRequestsError(TEST_SENDS_LIMITED, recent.retry_after, 'test_sends_limited');
     const id = uuidv7();
     const payload = JSON.stringify(
       eventBody({ id: uuidv7(), type: event, data: schemas.get(event)!.example.data, created_at: new Date() }),

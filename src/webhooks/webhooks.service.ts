@@ -63,7 +63,7 @@ export async function createWebhook(
     await tx.execute(LOCK_MERCHANT, [merchantId]);
     const count = await tx.count(Webhook, { merchant: merchantId, deletedAt: null });
     if (count >= MAX_WEBHOOKS_PER_MERCHANT)
-      throw new BusinessRuleError(`Limite de ${MAX_WEBHOOKS_PER_MERCHANT} webhooks atingido`);
+      throw new BusinessRuleError(`Limite de ${MAX_WEBHOOKS_PER_MERCHANT} webhooks atingido`, 'webhook_limit_reached');
     const id = newId();
     const secret = generateSecret();
     const webhook = tx.create(Webhook, {

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import type { MikroORM } from '../../src/platform/db.ts';
@@ -12,6 +12,7 @@ import { createTestDatabase } from './db.ts';
 import { createEventStreams, type EventStreams } from '../../src/events/streams.ts';
 import { createListener, type Listener } from '../../src/platform/listener.ts';
 import { createPrincipalCache, type PrincipalCache } from '../../src/auth/principal-cache.ts';
+import { errorBodyProblem } from './error-codes.ts';
 
 export type TestApp = {
   baseUrl: string;
@@ -55,7 +56,12 @@ export async function startTestApp(
   );
   const streams = createEventStreams({ ...deps, listener });
   const principals = createPrincipalCache(listener, config.principalCacheMs);
-  const server: Server = createApp(deps, { streams, principals }).listen(0, '127.0.0.1');
+  const app = createApp(deps, { streams, principals });
+  const refused: string[] = [];
+  const server: Server = createServer((req, res) => {
+    watchErrorAnswer(req, res, refused);
+    app(req, res);
+  }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -75,8 +81,51 @@ export async function startTestApp(
       await new Promise((resolve) => server.close(resolve));
       await boss.stop({ graceful: false });
       await orm.close();
+      if (refused.length)
+        throw new Error(`error answers without a listed code (src/platform/error-codes.ts):\n${refused.join('\n')}`);
     },
   };
+}
+
+/**
+ * Every error answer of the test app (status >= 400, JSON), whoever asked it (client.ts, plain fetch, a browser), must
+ * carry a code of the catalogue with a message of its family: the offending ones are collected, and close() throws
+ * them. It wraps only this test server's responses; the service itself pays nothing for it.
+ */
+export function watchErrorAnswer(req: IncomingMessage, res: ServerResponse, refused: string[]): void {
+  const chunks: Buffer[] = [];
+  const keep = (chunk: unknown, encoding: unknown) => {
+    if (res.statusCode < 400 || chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    chunks.push(
+      Buffer.isBuffer(chunk)
+        ? chunk
+        : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'),
+    );
+  };
+  const { write, end } = res;
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    keep(chunk, rest[0]);
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof res.write;
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    keep(chunk, rest[0]);
+    return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as typeof res.end;
+  res.once('finish', () => {
+    // a type given to writeHead alone is not kept for getHeader: then the body tells
+    const type = res.getHeader('content-type');
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (req.method === 'HEAD' || res.statusCode < 400) return;
+    if (type === undefined ? !text.startsWith('{') : !/json/i.test(String(type))) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    const problem = errorBodyProblem(res.statusCode, body);
+    if (problem) refused.push(`${req.method} ${req.url} ${res.statusCode} ${text}: ${problem}`);
+  });
 }
 
 // Runs the worker or the webhook daemon beside a test app, each with its own pools and pg-boss instance,
