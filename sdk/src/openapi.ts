@@ -1413,9 +1413,10 @@ export interface paths {
          *     (the statement by period, its CSV and the CSV for Brazilian spreadsheets, `locale=pt-BR`), `Webhooks` (`Novo
          *     webhook` with `URL`, `Nome` and event checkboxes, the signing secret shown once, pause/resume, delete; per
          *     webhook its deliveries with `Reenviar`, `Enviar teste`, `Rotacionar segredo`), `Chaves de API` (`Nova chave`
-         *     with `Nome` and `Descrição`, the `lk_` value shown once; deactivate); every secret shown once has `Copiar`. Money and dates are formatted by `Intl`
-         *     in pt-BR (times in Brasília time). Creations that take `x-idempotency-key` (charges, refunds, withdrawals) send
-         *     one per form, so a double click or a retry creates once. Not indexed by search engines.
+         *     with `Nome` and `Descrição`, the `lk_` value shown once; deactivate); every secret shown once has `Copiar`.
+         *     Money and dates are formatted by `Intl` in pt-BR (times in Brasília time). Creations that take
+         *     `x-idempotency-key` (charges, refunds, withdrawals) send one per form, so a double click or a retry creates
+         *     once. Not indexed by search engines.
          */
         get: operations["getMerchantPortal"];
         put?: never;
@@ -2105,6 +2106,7 @@ export interface components {
          *     | `retry_too_soon` | 422 | `date deve ser a partir de amanhã` |
          *     | `retry_same_day` | 422 | `Já houve uma tentativa nesta data` |
          *     | `retry_limit_reached` | 422 | `No máximo {max} novas tentativas por cobrança recorrente` |
+         *     | `kyc_rejected` | 422 | `O KYC desta conta foi reprovado pela operação: a ativação da conta de testes não o aprova de novo` |
          *     | `rate_limited` | 429 | `Muitas requisições, tente novamente em instantes` |
          *     | `too_many_streams` | 429 | `Limite de {max} conexões abertas ao stream de eventos atingido` |
          *     | `test_sends_limited` | 429 | `Limite de envios de teste atingido: no máximo {max} por minuto por webhook` |
@@ -2114,7 +2116,7 @@ export interface components {
          *     | `service_restarting` | 503 | `Servidor reiniciando: reconecte em instantes` |
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "invalid_request" | "payload_too_large" | "unsupported_media_type" | "route_not_found" | "unauthenticated" | "invalid_credentials" | "forbidden" | "account_inactive" | "prerequisites_missing" | "cnpj_required" | "not_found" | "no_scheduled_attempt" | "idempotency_conflict" | "transaction_conflict" | "email_taken" | "pix_key_taken" | "webhook_inactive" | "delivery_pending" | "infraction_open" | "infraction_already_open" | "refund_in_progress" | "nothing_to_dispute" | "mandate_request_pending" | "retry_already_scheduled" | "insufficient_balance" | "recipient_insufficient_balance" | "split_recipient_invalid" | "charge_not_pending" | "payment_before_charge" | "charge_not_paid" | "refund_window_expired" | "refund_exceeds_refundable" | "defense_closed" | "webhook_limit_reached" | "charge_unfit_for_mandate" | "mandate_only_cancel" | "mandate_not_cancelable" | "mandate_not_approvable" | "mandate_not_rejectable" | "mandate_expired" | "mandate_charge_not_payable" | "payer_max_amount_too_low" | "mandate_not_push" | "mandate_not_requestable" | "mandate_request_not_renewable" | "mandate_not_approved" | "due_date_out_of_window" | "due_date_out_of_period" | "mandate_amount_mismatch" | "cycle_already_charged" | "recurring_charge_not_cancelable" | "cancel_after_due_date" | "retry_policy_required" | "retry_not_allowed" | "retry_window" | "retry_too_soon" | "retry_same_day" | "retry_limit_reached" | "rate_limited" | "too_many_streams" | "test_sends_limited" | "internal_error" | "acquirer_refused" | "acquirer_unavailable" | "service_restarting";
+        ErrorCode: "validation_failed" | "malformed_json" | "invalid_request" | "payload_too_large" | "unsupported_media_type" | "route_not_found" | "unauthenticated" | "invalid_credentials" | "forbidden" | "account_inactive" | "prerequisites_missing" | "cnpj_required" | "not_found" | "no_scheduled_attempt" | "idempotency_conflict" | "transaction_conflict" | "email_taken" | "pix_key_taken" | "webhook_inactive" | "delivery_pending" | "infraction_open" | "infraction_already_open" | "refund_in_progress" | "nothing_to_dispute" | "mandate_request_pending" | "retry_already_scheduled" | "insufficient_balance" | "recipient_insufficient_balance" | "split_recipient_invalid" | "charge_not_pending" | "payment_before_charge" | "charge_not_paid" | "refund_window_expired" | "refund_exceeds_refundable" | "defense_closed" | "webhook_limit_reached" | "charge_unfit_for_mandate" | "mandate_only_cancel" | "mandate_not_cancelable" | "mandate_not_approvable" | "mandate_not_rejectable" | "mandate_expired" | "mandate_charge_not_payable" | "payer_max_amount_too_low" | "mandate_not_push" | "mandate_not_requestable" | "mandate_request_not_renewable" | "mandate_not_approved" | "due_date_out_of_window" | "due_date_out_of_period" | "mandate_amount_mismatch" | "cycle_already_charged" | "recurring_charge_not_cancelable" | "cancel_after_due_date" | "retry_policy_required" | "retry_not_allowed" | "retry_window" | "retry_too_soon" | "retry_same_day" | "retry_limit_reached" | "kyc_rejected" | "rate_limited" | "too_many_streams" | "test_sends_limited" | "internal_error" | "acquirer_refused" | "acquirer_unavailable" | "service_restarting";
         /**
          * @description Every error body: `code` (ErrorCode: what a client switches on), `message` (Portuguese, exact), and `errors`
          *     (field by field, on a 400) or `requestId` (on a 500) where they apply.
@@ -3959,10 +3961,13 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "code": "route_not_found",
                  *       "message": "Rota não encontrada"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "not_found" | "route_not_found";
                     /** @enum {unknown} */
                     message?: "Merchant não encontrado" | "Rota não encontrada";
                 };
@@ -7190,10 +7195,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "code": "kyc_rejected",
                      *       "message": "O KYC desta conta foi reprovado pela operação: a ativação da conta de testes não o aprova de novo"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "kyc_rejected";
                         /** @enum {unknown} */
                         message?: "O KYC desta conta foi reprovado pela operação: a ativação da conta de testes não o aprova de novo";
                     };

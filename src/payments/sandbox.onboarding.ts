@@ -26,7 +26,7 @@ export async function onboardSandboxMerchant(
   return transactional(em, async (tx) => {
     const m = await tx.findOne(Merchant, { id: merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!m) throw new NotFoundError(AUTH_MESSAGES.merchantNotFound);
-    if (m.kycStatus === 'REJECTED') throw new BusinessRuleError(KYC_REJECTED_MESSAGE);
+    if (m.kycStatus === 'REJECTED') throw new BusinessRuleError(KYC_REJECTED_MESSAGE, 'kyc_rejected');
     if (m.kycStatus !== 'APPROVED') approveKyc(m);
     if (!m.acquirerAccountId) configureAcquirerAccount(m);
     if ((await tx.count(PixKey, { merchant: merchantId, status: 'ACTIVE' })) === 0)

@@ -162,6 +162,10 @@ export const ERROR_CODES = {
   retry_too_soon: { status: 422, messages: ['date deve ser a partir de amanhã'] },
   retry_same_day: { status: 422, messages: ['Já houve uma tentativa nesta data'] },
   retry_limit_reached: { status: 422, messages: ['No máximo {max} novas tentativas por cobrança recorrente'] },
+  kyc_rejected: {
+    status: 422,
+    messages: ['O KYC desta conta foi reprovado pela operação: a ativação da conta de testes não o aprova de novo'],
+  },
   // ---- limits ----
   rate_limited: { status: 429, messages: ['Muitas requisições, tente novamente em instantes'] },
   too_many_streams: { status: 429, messages: ['Limite de {max} conexões abertas ao stream de eventos atingido'] },

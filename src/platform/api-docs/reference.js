@@ -51,6 +51,48 @@ const paramValue = (p) =>
 const js = (value, indent) => JSON.stringify(value, null, 2).replaceAll('\n', `\n${indent}`);
 const quoted = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`;
 
+// The SDK's resource helpers (sdk/README.md): the operation they call -> the helper and its arguments (the path's
+// parameters in order, then the body when the operation takes one). The others show the typed client's raw call.
+const HELPERS = {
+  'post /v1/charges': 'charges.create',
+  'get /v1/charges': 'charges.list',
+  'get /v1/charges/{id}': 'charges.get',
+  'post /v1/charges/{id}/refunds': 'charges.refund',
+  'post /v1/merchants/me/withdrawals': 'withdrawals.create',
+  'get /v1/merchants/me/withdrawals': 'withdrawals.list',
+  'post /v1/webhooks/merchant': 'webhooks.create',
+  'get /v1/webhooks/merchant': 'webhooks.list',
+  'patch /v1/webhooks/merchant/{id}': 'webhooks.update',
+  'delete /v1/webhooks/merchant/{id}': 'webhooks.remove',
+  'post /v1/webhooks/merchant/{id}/test': 'webhooks.test',
+  'post /v1/webhooks/merchant/{id}/deliveries/{deliveryId}/resend': 'webhooks.resend',
+  'post /v1/webhooks/merchant/{id}/secret/rotate': 'webhooks.rotateSecret',
+  'get /v1/events': 'events.list',
+  'post /v1/mandates': 'mandates.create',
+  'get /v1/mandates': 'mandates.list',
+  'get /v1/mandates/{id}': 'mandates.get',
+  'patch /v1/mandates/{id}': 'mandates.cancel',
+  'post /v1/mandates/{id}/charges': 'recurringCharges.create',
+  'get /v1/recurring-charges': 'recurringCharges.list',
+  'get /v1/recurring-charges/{id}': 'recurringCharges.get',
+  'post /v1/recurring-charges/{id}/retries': 'recurringCharges.retry',
+};
+
+function helperCall(helper, pathParams, body, method) {
+  const args = Object.values(pathParams).map((v) => quoted(v));
+  // mandates.cancel takes only the reason: the helper sends status CANCELED itself
+  const sent =
+    helper === 'mandates.cancel' && body
+      ? Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'status'))
+      : body;
+  if (sent !== undefined) args.push(js(sent, ''));
+  const keyed = (method === 'post' && helper.endsWith('.create')) || helper === 'charges.refund';
+  return (
+    (keyed ? '// an x-idempotency-key is generated (or pass { idempotencyKey }) and kept across retries\n' : '') +
+    `const result = await pix.${helper}(${args.join(', ')});`
+  );
+}
+
 function samples(path, method, operation, pathItem) {
   const params = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])]
     .map(deref)
@@ -71,13 +113,16 @@ function samples(path, method, operation, pathItem) {
       );
     if (body !== undefined) options.push(`body: ${js(body, '  ')}`);
     const call = `pix.${method.toUpperCase()}('${path}'${options.length ? `, {\n  ${options.join(',\n  ')},\n}` : ''})`;
+    const helper = HELPERS[`${method} ${path}`];
     out.push({
       lang: 'typescript',
       label: 'SDK',
       source:
         "import { createPixClient } from '@pix-payments/sdk';\n\n" +
         `const pix = createPixClient({\n  baseUrl: '${BASE}',\n${open ? '' : '  token: process.env.PIX_TOKEN,\n'}});\n` +
-        `const { data, error } = await ${call};`,
+        (helper
+          ? `${helperCall(helper, pathParams, body, method)} // throws PixApiError { status, code, message }`
+          : `const { data, error } = await ${call};`),
     });
   }
 
