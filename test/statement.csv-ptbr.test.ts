@@ -251,6 +251,10 @@ test('locale: only pt-BR, at most once (400 in the listing style)', async (t) =>
   ]) {
     const res = await m.http.get(`/v1/merchants/me/statement${q}`);
     t.is(res.status, 400, q);
-    t.deepEqual(res.body, { message: 'Dados inválidos', errors: [{ field: 'locale', message }] }, q);
+    t.deepEqual(
+      res.body,
+      { code: 'validation_failed', message: 'Dados inválidos', errors: [{ field: 'locale', message }] },
+      q,
+    );
   }
 });
