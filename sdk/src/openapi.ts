@@ -1061,7 +1061,8 @@ export interface paths {
          *     `THREE_IN_SEVEN_DAYS` (422); no attempt is `SCHEDULED` (409); the charge is `ACTIVE` with its last attempt
          *     `REJECTED` (422); `dueDate + 1 <= date <= dueDate + 7` (422); `date >= tomorrow` (São Paulo, 422); no earlier
          *     attempt on that date (422); at most 3 retries per charge (`retriesLeft`, 422). With a real PSP it is asked
-         *     of it by the worker.
+         *     of it by the worker. An `x-idempotency-key` header (1..64 characters, else 400) is accepted, as the SDK sends
+         *     one, but not stored: a repeat of a retry that went through is the 409 above, never a second attempt.
          */
         post: operations["retryRecurringCharge"];
         delete?: never;
