@@ -52,7 +52,7 @@ export async function findOwned(em: EntityManager, merchantId: string, id: strin
   return webhook;
 }
 
-export const IDEMPOTENCY_KEY_OF_DELETED = 'Chave de idempotência já usada por um webhook excluído';
+const IDEMPOTENCY_KEY_OF_DELETED = 'Chave de idempotência já usada por um webhook excluído';
 
 const createdView = (w: IWebhook, secret: string) => ({
   ...baseView(w),
