@@ -275,6 +275,105 @@ test('a merchant may keep at most 20 webhooks (422 past that); deleting one free
   t.is((await m.http.post(PATH, { url: HOOK })).status, 201);
 });
 
+// ---- x-idempotency-key (contract "Developer experience": the SDK retries a creation with the same key) ----
+
+const keyed = (key: string) => ({ 'x-idempotency-key': key });
+const listed = async (m: Awaited<ReturnType<typeof createMerchant>>) =>
+  ((await m.http.get(PATH)).body.webhooks as { id: string }[]).map((w) => w.id);
+
+test('a creation repeated with its x-idempotency-key replays it: same id, current secret, one webhook', async (t) => {
+  const m = await createMerchant(app);
+  const body = { url: HOOK, name: 'Pedidos', events: ['charge.paid'] };
+  const first = await m.http.post(PATH, body, keyed('wh-1'));
+  t.is(first.status, 201);
+  t.is(first.headers.get('idempotent-replayed'), null);
+  const again = await m.http.post(PATH, { ...body, events: ['charge.paid', 'charge.paid'] }, keyed('wh-1'));
+  t.is(again.status, 200, 'the same body once normalised (duplicate events collapse)');
+  t.is(again.headers.get('idempotent-replayed'), 'true');
+  t.deepEqual(again.body, first.body);
+  t.deepEqual(await listed(m), [first.body.webhook.id]);
+
+  // the webhook as it is now: a rotated secret and a PATCH show in the replay
+  const rotated = await m.http.post(`${PATH}/${first.body.webhook.id}/secret/rotate`, { overlapSeconds: 0 });
+  await m.http.patch(`${PATH}/${first.body.webhook.id}`, { status: 'INACTIVE' });
+  const later = await m.http.post(PATH, body, keyed('wh-1'));
+  t.is(later.status, 200);
+  t.like(later.body.webhook, { id: first.body.webhook.id, secret: rotated.body.webhook.secret, status: 'INACTIVE' });
+  t.not(later.body.webhook.secret, first.body.webhook.secret);
+
+  // another key, or another merchant with this key, creates
+  const other = await m.http.post(PATH, body, keyed('wh-2'));
+  t.is(other.status, 201);
+  t.not(other.body.webhook.id, first.body.webhook.id);
+  const stranger = await createMerchant(app);
+  const theirs = await stranger.http.post(PATH, body, keyed('wh-1'));
+  t.is(theirs.status, 201);
+  t.not(theirs.body.webhook.id, first.body.webhook.id);
+  t.is((await listed(m)).length, 2);
+});
+
+test('the same x-idempotency-key with another body is 409 and creates nothing; a bad key is 400', async (t) => {
+  const m = await createMerchant(app);
+  t.is((await m.http.post(PATH, { url: HOOK }, keyed('k'))).status, 201);
+  for (const body of [{ url: `${HOOK}2` }, { url: HOOK, name: 'Outro' }, { url: HOOK, rateLimit: 5 }]) {
+    const res = await m.http.post(PATH, body, keyed('k'));
+    t.is(res.status, 409, JSON.stringify(body));
+    t.deepEqual(res.body, {
+      code: 'idempotency_conflict',
+      message: 'Chave de idempotência já usada com outro corpo de requisição',
+    });
+  }
+  const long = await m.http.post(PATH, { url: HOOK }, keyed('x'.repeat(65)));
+  t.is(long.status, 400);
+  t.is(long.body.errors[0].field, 'x-idempotency-key');
+  t.is((await listed(m)).length, 1);
+});
+
+test('20 concurrent creations with one x-idempotency-key make one webhook; the others replay it', async (t) => {
+  const m = await createMerchant(app);
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => m.http.post(PATH, { url: HOOK, events: ['charge.paid'] }, keyed('together'))),
+  );
+  t.deepEqual(answers.map((r) => r.status).sort(), [...Array(19).fill(200), 201]);
+  t.is(answers.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 19);
+  const ids = new Set(answers.map((r) => r.body.webhook.id));
+  const secrets = new Set(answers.map((r) => r.body.webhook.secret));
+  t.is(ids.size, 1);
+  t.is(secrets.size, 1);
+  t.deepEqual(await listed(m), [...ids]);
+});
+
+test('replays do not count against the limit of 20 webhooks', async (t) => {
+  const m = await createMerchant(app);
+  for (let i = 0; i < 20; i++) t.is((await m.http.post(PATH, { url: HOOK }, keyed(`n-${i}`))).status, 201);
+  // at the limit: every key already used still replays, a new one is refused
+  const replays = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => m.http.post(PATH, { url: HOOK }, keyed(`n-${i}`))),
+  );
+  t.deepEqual(
+    replays.map((r) => r.status),
+    Array(20).fill(200),
+  );
+  t.is((await m.http.post(PATH, { url: HOOK }, keyed('n-20'))).body.code, 'webhook_limit_reached');
+  t.is((await listed(m)).length, 20);
+});
+
+test('the key of a webhook since deleted is spent: 409, no second webhook, no replay of the deleted one', async (t) => {
+  const m = await createMerchant(app);
+  const created = await m.http.post(PATH, { url: HOOK }, keyed('gone'));
+  t.is((await m.http.del(`${PATH}/${created.body.webhook.id}`)).status, 200);
+  for (const body of [{ url: HOOK }, { url: `${HOOK}2` }]) {
+    const res = await m.http.post(PATH, body, keyed('gone'));
+    t.is(res.status, 409);
+    t.is(res.body.code, 'idempotency_conflict');
+  }
+  t.deepEqual((await m.http.post(PATH, { url: HOOK }, keyed('gone'))).body, {
+    code: 'idempotency_conflict',
+    message: 'Chave de idempotência já usada por um webhook excluído',
+  });
+  t.deepEqual(await listed(m), []);
+});
+
 test("the listing carries the last 20 delivery logs of each webhook, newest first, with the spec's fields", async (t) => {
   const m = await createMerchant(app);
   const a = (await m.http.post(PATH, { url: HOOK })).body.webhook;

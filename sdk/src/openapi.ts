@@ -448,6 +448,12 @@ export interface paths {
          *     (blank means no name); `events` duplicates collapse, order kept; an unknown event name is 400 listing the
          *     allowed ones. At most 20 webhooks per merchant (deleted ones do not count): the 21st is 422. `headers`: custom
          *     headers sent with every delivery; `rateLimit`: at most that many deliveries per second (see their schemas).
+         *     With `x-idempotency-key`, a repeated request (same key, same body once normalised as above) creates nothing
+         *     and answers 200 with `idempotent-replayed: true` and the webhook as it is now, with its current full `secret`
+         *     (a rotation since shows the new one): unlike other creations it is not the original body, since a webhook's
+         *     secret is its point. A replay does not count against the 20. The same key with another body is 409; the key of
+         *     a webhook since deleted is spent: 409 (`Chave de idempotência já usada por um webhook excluído`), never a
+         *     second webhook nor a replay of one that no longer exists.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1055,7 +1061,8 @@ export interface paths {
          *     `THREE_IN_SEVEN_DAYS` (422); no attempt is `SCHEDULED` (409); the charge is `ACTIVE` with its last attempt
          *     `REJECTED` (422); `dueDate + 1 <= date <= dueDate + 7` (422); `date >= tomorrow` (São Paulo, 422); no earlier
          *     attempt on that date (422); at most 3 retries per charge (`retriesLeft`, 422). With a real PSP it is asked
-         *     of it by the worker.
+         *     of it by the worker. An `x-idempotency-key` header (1..64 characters, else 400) is accepted, as the SDK sends
+         *     one, but not stored: a repeat of a retry that went through is the 409 above, never a second attempt.
          */
         post: operations["retryRecurringCharge"];
         delete?: never;
@@ -2060,7 +2067,7 @@ export interface components {
          *     | `cnpj_required` | 403 | `Pix Automático disponível apenas para recebedores com CNPJ` |
          *     | `not_found` | 404 | `Recurso não encontrado`<br>`Merchant não encontrado`<br>`Cobrança não encontrada`<br>`Saque não encontrado`<br>`Webhook não encontrado`<br>`Entrega não encontrada`<br>`Evento não encontrado`<br>`Chave PIX não encontrada`<br>`Chave de API não encontrada`<br>`Infração não encontrada`<br>`Autorização não encontrada`<br>`Recorrência não encontrada`<br>`Cobrança recorrente não encontrada` |
          *     | `no_scheduled_attempt` | 404 | `Nenhuma tentativa agendada (SCHEDULED) nesta cobrança recorrente` |
-         *     | `idempotency_conflict` | 409 | `Chave de idempotência já usada com outro corpo de requisição` |
+         *     | `idempotency_conflict` | 409 | `Chave de idempotência já usada com outro corpo de requisição`<br>`Chave de idempotência já usada por um webhook excluído` |
          *     | `transaction_conflict` | 409 | `Conflito com uma operação simultânea; nada foi alterado, tente novamente` |
          *     | `email_taken` | 409 | `E-mail já cadastrado` |
          *     | `pix_key_taken` | 409 | `Chave PIX já cadastrada` |
@@ -3110,7 +3117,7 @@ export interface components {
             headers?: components["schemas"]["WebhookHeaders"];
             rateLimit?: components["schemas"]["WebhookRateLimit"];
         };
-        /** @description The creation response; the only one with the full secret. */
+        /** @description The creation response (and its replays); the only one with the full secret. */
         WebhookCreated: {
             /** Format: uuid */
             id: string;
@@ -3119,8 +3126,11 @@ export interface components {
             events: components["schemas"]["EventName"][];
             /** @description `wh_` + base64 of 32 random bytes; shown only here. Verify signatures with it (Standard Webhooks, without `wh_`). */
             secret: string;
-            /** @constant */
-            status: "ACTIVE";
+            /**
+             * @description ACTIVE on a creation (201); a replay (200) shows the webhook's current status.
+             * @enum {string}
+             */
+            status: "ACTIVE" | "INACTIVE";
             headers: components["schemas"]["WebhookHeaders"];
             rateLimit: components["schemas"]["WebhookRateLimit"];
             disabledReason: components["schemas"]["DisabledReason"];
@@ -6183,6 +6193,14 @@ export interface operations {
             header?: {
                 /** @description Correlation id; echoed in the response when it matches the pattern, otherwise replaced by a UUID. */
                 "x-request-id"?: components["parameters"]["XRequestIdRequest"];
+                /**
+                 * @description Up to 64 characters, scoped to the merchant. A request repeating a key creates nothing and answers 200 with
+                 *     the body the creation answered (`idempotent-replayed: true`), not the resource's current state; the same key
+                 *     with a different body is 409.
+                 *     Present but empty or longer than 64: 400 (field `x-idempotency-key`).
+                 * @example pedido-1
+                 */
+                "x-idempotency-key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6203,6 +6221,41 @@ export interface operations {
             };
         };
         responses: {
+            /**
+             * @description A replay of an earlier creation with the same `x-idempotency-key` and body: the webhook as it is now, with
+             *     its current full `secret`.
+             */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "idempotent-replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhook": {
+                     *         "id": "01a21487-0aaf-7068-b7ec-f342c1735a5f",
+                     *         "name": "Loja",
+                     *         "url": "https://loja.example.com/webhooks/pix",
+                     *         "events": [
+                     *           "charge.paid"
+                     *         ],
+                     *         "secret": "wh_NrIy2919TxBYgjL135xfGwgHu9xJ0e9QMlOUGJX0uX4=",
+                     *         "status": "ACTIVE",
+                     *         "headers": null,
+                     *         "rateLimit": null,
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
+                     *         "createdAt": "2026-11-25T21:05:24.143Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        webhook: components["schemas"]["WebhookCreated"];
+                    };
+                };
+            };
             /** @description Created, ACTIVE. */
             201: {
                 headers: {
@@ -6238,6 +6291,21 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenBlocked"];
             404: components["responses"]["MerchantNotFound"];
+            /** @description The idempotency key was already used with another body, or by a webhook since deleted. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "idempotency_conflict";
+                        /** @enum {unknown} */
+                        message?: "Chave de idempotência já usada com outro corpo de requisição" | "Chave de idempotência já usada por um webhook excluído";
+                    };
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description The merchant already has 20 webhooks. */

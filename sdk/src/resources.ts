@@ -38,8 +38,8 @@ export type CallOptions = { signal?: AbortSignal };
 export type CreateOptions = CallOptions & { idempotencyKey?: string };
 
 // The resource helpers over a typed client: each returns the resource (or the page of a list) and throws PixApiError
-// for anything but a 2xx. Creations the API makes idempotent send an x-idempotency-key and are retried like GETs;
-// the other writes are retried only on 429.
+// for anything but a 2xx. Creations (webhooks and recurring-charge retries included) send an x-idempotency-key and
+// are retried like GETs; the other writes are retried only on 429.
 export function resources(
   client: Client<paths>,
   stream: Pick<StreamEventsOptions, 'baseUrl' | 'token'>,
@@ -108,9 +108,11 @@ export function resources(
       },
     },
     webhooks: {
-      // the API takes no x-idempotency-key here: not retried but on 429 (a repeat would register a second webhook)
-      async create(body: Body<'/v1/webhooks/merchant', 'post'>, o?: CallOptions) {
-        return (await run(write, () => client.POST('/v1/webhooks/merchant', { body, signal: o?.signal }))).webhook;
+      // deduplicated by its key: a retry after a lost answer replays the webhook (with its secret), never a second one
+      async create(body: Body<'/v1/webhooks/merchant', 'post'>, o?: CreateOptions) {
+        const params = { header: key(o) };
+        const post = () => client.POST('/v1/webhooks/merchant', { params, body, signal: o?.signal });
+        return (await run(created, post)).webhook;
       },
       async list(o?: CallOptions) {
         return (await run(read, () => client.GET('/v1/webhooks/merchant', { signal: o?.signal }))).webhooks;
@@ -202,11 +204,15 @@ export function resources(
           query,
         );
       },
-      // a new attempt on `date`; the API takes no x-idempotency-key here: retried only on 429
-      async retry(id: string, body: Body<'/v1/recurring-charges/{id}/retries', 'post'>, o?: CallOptions) {
+      // a new attempt on `date`, sent with a key and retried like the creations. The API accepts the key without
+      // storing it, but never schedules a second attempt: a repeat of one that went through is 409
+      // retry_already_scheduled (PixApiError), the attempt being SCHEDULED.
+      async retry(id: string, body: Body<'/v1/recurring-charges/{id}/retries', 'post'>, o?: CreateOptions) {
         const params = { path: { id } };
-        const post = () => client.POST('/v1/recurring-charges/{id}/retries', { params, body, signal: o?.signal });
-        return (await run(write, post)).recurringCharge;
+        const headers = key(o);
+        const post = () =>
+          client.POST('/v1/recurring-charges/{id}/retries', { params, body, headers, signal: o?.signal });
+        return (await run(created, post)).recurringCharge;
       },
     },
   };

@@ -183,7 +183,13 @@ test('mandates (create, get, list, cancel) and recurring charges (create, get, l
     params: { path: { id: charge.id } },
     body: { outcome: 'REJECTED', failureCode: 'AM04' },
   });
-  const retried = await pix.recurringCharges.retry(charge.id, { date: day(3) });
+  // the key is sent (the API checks it: 1..64 characters), the given one or a new UUID
+  const badKey = await t.throwsAsync(
+    pix.recurringCharges.retry(charge.id, { date: day(3) }, { idempotencyKey: 'x'.repeat(65) }),
+    { instanceOf: PixApiError },
+  );
+  t.like(badKey, { status: 400, errors: [{ field: 'x-idempotency-key' }] });
+  const retried = await pix.recurringCharges.retry(charge.id, { date: day(3) }, { idempotencyKey: 'retry-1' });
   t.like(retried.attempts.at(-1), { kind: 'RETRY', status: 'SCHEDULED', date: day(3) });
 
   const other = await pix.mandates.create({ ...body, contract: 'CT-43' });

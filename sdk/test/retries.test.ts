@@ -123,20 +123,50 @@ test('a network that never answers: PixApiError network_error, the cause kept', 
   t.is(proxy.seen.length, 4);
 });
 
-test('a write the API cannot deduplicate is retried on 429 only', async (t) => {
+test('a write the API cannot deduplicate (updating a webhook) is retried on 429 only, with no key', async (t) => {
   const { apiKey, pix: direct } = await integrator(app);
   const url = 'https://loja.example.com/hook';
+  const hook = (await direct.POST('/v1/webhooks/merchant', { body: { url } })).data!.webhook;
   const limited = await flakyProxy((n) => (n === 0 ? { status: 429, headers: { 'retry-after': '0' } } : 'forward'));
   const pix = createPixClient({ baseUrl: limited.url, token: apiKey, retryBaseMs: 10 });
-  const hook = await pix.webhooks.create({ url, events: ['charge.paid'] });
+  t.is((await pix.webhooks.update(hook.id, { name: 'Primeiro' })).name, 'Primeiro');
   t.is(limited.seen.length, 2);
   t.is(limited.seen[0].key, undefined, 'the API takes no key there: none is sent');
 
   const lost = await flakyProxy((n) => (n === 0 ? 'lost' : 'forward'));
   const once = createPixClient({ baseUrl: lost.url, token: apiKey, retryBaseMs: 10 });
-  const err = await t.throwsAsync(once.webhooks.create({ url, events: ['charge.paid'] }), { instanceOf: PixApiError });
+  const err = await t.throwsAsync(once.webhooks.update(hook.id, { name: 'Segundo' }), { instanceOf: PixApiError });
   t.is(err.status, 503);
-  t.is(lost.seen.length, 1, 'not sent again: it could have registered a second webhook');
-  t.is((await direct.GET('/v1/webhooks/merchant')).data!.webhooks.length, 2, 'the lost one was created');
-  t.truthy(hook.id);
+  t.is(lost.seen.length, 1, 'not sent again after a 5xx');
+  t.is((await direct.GET('/v1/webhooks/merchant')).data!.webhooks[0].name, 'Segundo', 'the lost one was applied');
+});
+
+test('webhooks.create after a 503 whose first attempt did create: retried with the same key, one webhook', async (t) => {
+  const { apiKey, pix: direct } = await integrator(app);
+  const steps: Step[] = ['lost', 'drop', { status: 429, headers: { 'retry-after': '0' } }];
+  const proxy = await flakyProxy((n) => steps[n] ?? 'forward');
+  const pix = createPixClient({ baseUrl: proxy.url, token: apiKey, retryBaseMs: 10 });
+  const hook = await pix.webhooks.create({ url: 'https://loja.example.com/hook', events: ['charge.paid'] });
+  t.is(proxy.seen.length, 4, 'three retries');
+  t.regex(proxy.seen[0].key!, /^[0-9a-f-]{36}$/);
+  t.is(new Set(proxy.seen.map((r) => r.key)).size, 1, 'the same key each time');
+  // the first attempt created it; the last was its replay, with the secret
+  const { webhooks } = (await direct.GET('/v1/webhooks/merchant')).data!;
+  t.deepEqual(
+    webhooks.map((w) => w.id),
+    [hook.id],
+  );
+  t.regex(hook.secret, /^wh_/);
+  t.is(webhooks[0].secret, `wh_****${hook.secret.slice(-4)}`, 'the secret returned is the one stored');
+
+  // the key given is the one sent
+  const given = await flakyProxy((n) => (n === 0 ? 'lost' : 'forward'));
+  const mine = createPixClient({ baseUrl: given.url, token: apiKey, retryBaseMs: 10 });
+  const second = await mine.webhooks.create({ url: 'https://loja.example.com/b' }, { idempotencyKey: 'hook-b' });
+  t.deepEqual(
+    given.seen.map((r) => r.key),
+    ['hook-b', 'hook-b'],
+  );
+  t.is((await direct.GET('/v1/webhooks/merchant')).data!.webhooks.length, 2);
+  t.not(second.id, hook.id);
 });

@@ -59,7 +59,13 @@ export const ERROR_CODES = {
   },
   no_scheduled_attempt: { status: 404, messages: ['Nenhuma tentativa agendada (SCHEDULED) nesta cobrança recorrente'] },
   // ---- conflicts ----
-  idempotency_conflict: { status: 409, messages: ['Chave de idempotência já usada com outro corpo de requisição'] },
+  idempotency_conflict: {
+    status: 409,
+    messages: [
+      'Chave de idempotência já usada com outro corpo de requisição',
+      'Chave de idempotência já usada por um webhook excluído',
+    ],
+  },
   transaction_conflict: {
     status: 409,
     messages: ['Conflito com uma operação simultânea; nada foi alterado, tente novamente'],

@@ -8,6 +8,12 @@ export const Webhook = defineEntity({
   name: 'Webhook',
   tableName: 'webhooks',
   extends: BaseSchema,
+  indexes: [
+    {
+      name: 'webhooks_merchant_idempotency_key_unique',
+      expression: `create unique index "webhooks_merchant_idempotency_key_unique" on "webhooks" ("merchant_id", "idempotency_key") where "idempotency_key" is not null`,
+    },
+  ],
   properties: {
     merchant: () => p.manyToOne(Merchant).index(),
     name: p.string().length(100).nullable(),
@@ -24,6 +30,9 @@ export const Webhook = defineEntity({
     disabledAt: p.datetime().nullable(),
     // The final failures since the last success, oldest first, at most WEBHOOK_DISABLE_MIN_FAILURES (auto-disable.ts).
     failures: p.array().columnType('timestamptz[]').default([]).hidden(),
+    // The x-idempotency-key of its creation and the fingerprint of that request; kept after a deletion (spent key).
+    idempotencyKey: p.string().length(64).nullable().hidden(),
+    requestHash: p.string().length(64).nullable().hidden(),
   },
 });
 

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { body, matchedData, type ValidationChain } from 'express-validator';
 import type { Services as Deps } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
-import { isOneOf, listQueryRules, singleQuery, validate } from '../platform/validation.ts';
+import { idempotencyKeyRule, isOneOf, listQueryRules, singleQuery, validate } from '../platform/validation.ts';
 import { EVENT_CATALOG, EVENT_TYPES, type EventType } from './catalog.ts';
 import { eventSchemas } from './catalog-schemas.ts';
 import { headersProblem } from './webhook-headers.ts';
@@ -119,10 +119,24 @@ export function webhookRoutes({ config, boss }: Deps): Router {
 
   router.post(
     '/',
-    ...validate([urlRule(config.publicWebhooksOnly, true), nameRule(), eventsRule(), headersRule(), rateLimitRule()]),
+    ...validate([
+      urlRule(config.publicWebhooksOnly, true),
+      nameRule(),
+      eventsRule(),
+      headersRule(),
+      rateLimitRule(),
+      idempotencyKeyRule,
+    ]),
     async (req, res) => {
-      const webhook = await createWebhook(req.em, config.secrets, merchantIdOf(req), req.body as CreateWebhookInput);
-      res.status(201).json({ webhook });
+      const { webhook, replayed } = await createWebhook(
+        req.em,
+        config.secrets,
+        merchantIdOf(req),
+        req.body as CreateWebhookInput,
+        req.header('x-idempotency-key'),
+      );
+      if (replayed) res.setHeader('idempotent-replayed', 'true');
+      res.status(replayed ? 200 : 201).json({ webhook });
     },
   );
 

@@ -1,5 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
+import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
+import { createOnce } from '../platform/idempotency.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { open, seal, type Keyring } from '../platform/secrets.ts';
 import { Webhook, type IWebhook } from './webhook.entity.ts';
@@ -51,40 +52,71 @@ export async function findOwned(em: EntityManager, merchantId: string, id: strin
   return webhook;
 }
 
-// The only response that carries the full secret; the row holds it sealed (bound to the webhook's id).
+const IDEMPOTENCY_KEY_OF_DELETED = 'Chave de idempotência já usada por um webhook excluído';
+
+const createdView = (w: IWebhook, secret: string) => ({
+  ...baseView(w),
+  secret,
+  status: w.status,
+  ...settingsView(w),
+  createdAt: iso(w.createdAt),
+});
+
+/**
+ * The only responses that carry the full secret (with rotateSecret's); the row holds it sealed (bound to the
+ * webhook's id). Under an optional x-idempotency-key (contract "Developer experience"), a repeat with the same body
+ * replays the creation: the webhook as it is now, with its current secret (200 + idempotent-replayed); with another
+ * body it is 409 idempotency_conflict. The key of a webhook since deleted is spent: 409 idempotency_conflict, never a
+ * second webhook and never a replay of one that no longer exists.
+ */
 export async function createWebhook(
   em: EntityManager,
   secrets: Keyring,
   merchantId: string,
   input: CreateWebhookInput,
-) {
+  idempotencyKey?: string,
+): Promise<{ webhook: ReturnType<typeof createdView>; replayed: boolean }> {
+  const fields = {
+    url: input.url,
+    name: nameOf(input.name) ?? null,
+    events: eventsOf(input.events) ?? [],
+    headers: headersOf(input.headers) ?? null,
+    rateLimit: input.rateLimit ?? null,
+  };
   return transactional(em, async (tx) => {
-    // Serialise creations of one merchant so two concurrent requests cannot both pass the limit.
+    // Serialise creations of one merchant so two concurrent requests cannot both pass the limit, nor both miss the
+    // earlier creation with their key (the unique (merchant, key) index stays the last word).
     await tx.execute(LOCK_MERCHANT, [merchantId]);
-    const count = await tx.count(Webhook, { merchant: merchantId, deletedAt: null });
-    if (count >= MAX_WEBHOOKS_PER_MERCHANT)
-      throw new BusinessRuleError(`Limite de ${MAX_WEBHOOKS_PER_MERCHANT} webhooks atingido`, 'webhook_limit_reached');
-    const id = newId();
-    const secret = generateSecret();
-    const webhook = tx.create(Webhook, {
-      id,
-      merchant: merchantId,
-      url: input.url,
-      name: nameOf(input.name) ?? null,
-      events: eventsOf(input.events) ?? [],
-      secret: seal(secrets, secret, id),
-      status: 'ACTIVE',
-      headers: headersOf(input.headers) ?? null,
-      rateLimit: input.rateLimit ?? null,
+    const { result, replayed } = await createOnce(idempotencyKey, fields, {
+      find: () => tx.findOne(Webhook, { merchant: merchantId, idempotencyKey }),
+      replay: (prior) => {
+        if (prior.deletedAt) throw new ConflictError(IDEMPOTENCY_KEY_OF_DELETED, 'idempotency_conflict');
+        return createdView(prior, open(secrets, prior.secret, prior.id));
+      },
+      create: async (requestHash) => {
+        // A replay never counts against the limit: only a creation is checked.
+        const count = await tx.count(Webhook, { merchant: merchantId, deletedAt: null });
+        if (count >= MAX_WEBHOOKS_PER_MERCHANT)
+          throw new BusinessRuleError(
+            `Limite de ${MAX_WEBHOOKS_PER_MERCHANT} webhooks atingido`,
+            'webhook_limit_reached',
+          );
+        const id = newId();
+        const secret = generateSecret();
+        const webhook = tx.create(Webhook, {
+          id,
+          merchant: merchantId,
+          ...fields,
+          secret: seal(secrets, secret, id),
+          status: 'ACTIVE',
+          idempotencyKey: idempotencyKey ?? null,
+          requestHash,
+        });
+        await tx.flush();
+        return createdView(webhook, secret);
+      },
     });
-    await tx.flush();
-    return {
-      ...baseView(webhook),
-      secret,
-      status: webhook.status,
-      ...settingsView(webhook),
-      createdAt: iso(webhook.createdAt),
-    };
+    return { webhook: result, replayed };
   });
 }
 
