@@ -129,8 +129,9 @@ export const status: 'PENDING' | 'PAID' | 'FAILED' | 'REFUNDED' | 'CANCELED' = c
 export const total: number = (await pix.charges.list({ status: 'PAID' })).total;
 // @ts-expect-error a refund's amount is a number of centavos
 await pix.charges.refund(charge.id, { amount: '100' });
-// @ts-expect-error the API takes no x-idempotency-key on webhooks: no option to send one
 await pix.webhooks.create({ url: 'https://loja.example.com/hook', events: ['charge.paid'] }, { idempotencyKey: 'k' });
+// @ts-expect-error an update is not deduplicated by the API: no idempotency key to give
+await pix.webhooks.update('id', { name: 'x' }, { idempotencyKey: 'k' });
 export function on(e: PixEvent): string {
   return e.event === 'withdraw.failed' ? e.data.status : e.event;
 }
