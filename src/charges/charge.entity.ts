@@ -3,9 +3,9 @@ import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Customer } from './customer.entity.ts';
 import { merchantStatusCounts } from '../platform/counters.ts';
-import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
-import type { Components } from './due-date.ts';
-import type { ChargeSplit } from './splits.ts';
+import type { Discount, Fine, Interest, Rebate } from '../money/due-terms.ts';
+import type { Components } from '../money/due-date-amounts.ts';
+import type { ChargeSplit } from '../money/splits.ts';
 
 export const CHARGE_STATUSES = ['PENDING', 'PAID', 'FAILED', 'CANCELED', 'REFUNDED'] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];

@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { refundSplitShares, type SplitShare } from './split-shares.ts';
+import { refundSplitShares, type SplitShare } from './refund-shares.ts';
 
 const A = '019ac1d0-7a2b-7c3d-8e4f-5a6b7c8d9e0f';
 const B = '019ac1d0-9b8c-7d6e-9f0a-1b2c3d4e5f60';
