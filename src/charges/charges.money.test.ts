@@ -1,3 +1,4 @@
+// A paid charge's ledger transactions (charges.money.ts): the split's reference, and no centavo created or lost.
 import test from 'ava';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';

@@ -1,3 +1,5 @@
+// Properties of src/money/money.ts (round half up, basis points, the platform fee and its terms), and proof that it gives
+// the same numbers as the implementations it replaced, kept here as they were written.
 import test from 'ava';
 import fc from 'fast-check';
 import { bpsOf, effectiveFee, platformFee, roundHalfUp } from './money.ts';
