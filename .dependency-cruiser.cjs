@@ -1,25 +1,38 @@
 // The allowed direction of imports, checked by `npm test` (npm run deps). Bottom up: platform (config, db, queue, http,
-// errors, logger, lifecycle, sql helpers) and pix (the BR Code and QR codec, key and document formats) import no
-// domain module; each domain module imports only the modules listed for it; the composition at the top (src/*.ts:
+// errors, logger, lifecycle, sql helpers), pix (the BR Code and QR codec, key and document formats) and money (the
+// arithmetic of fees, splits, refund shares and due-date amounts: it imports nothing at all, `money-is-pure`) import
+// no domain module; each domain module imports only the modules listed for it; the composition at the top (src/*.ts:
 // app, worker, deps, database, ops) and apps/, scripts/ may import anything; nothing imports the composition back.
 // Money: payments (in) -> recurring (Pix Automático) -> refunds (back) -> infractions (MED holds) -> charges; withdrawals ask infractions too
 // (docs/architecture.md, Layers, says why).
 const MAY_IMPORT = {
   platform: [],
   pix: [],
+  money: [],
   auth: ['platform', 'pix'],
-  acquirer: ['platform', 'pix'],
-  merchants: ['auth', 'platform', 'pix'],
+  acquirer: ['platform', 'pix', 'money'],
+  merchants: ['auth', 'platform', 'pix', 'money'],
   ledger: ['merchants', 'auth', 'platform'],
   webhooks: ['merchants', 'auth', 'platform'],
   events: ['webhooks', 'merchants', 'auth', 'platform'],
   'pix-keys': ['webhooks', 'merchants', 'auth', 'platform', 'pix'],
-  charges: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  charges: ['acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix', 'money'],
   infractions: ['charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
   withdrawals: ['infractions', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
-  refunds: ['infractions', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  refunds: [
+    'infractions',
+    'charges',
+    'acquirer',
+    'ledger',
+    'webhooks',
+    'merchants',
+    'auth',
+    'platform',
+    'pix',
+    'money',
+  ],
   // Pix Automático: mandates and recurring charges (a recurring charge's money is a hidden charge: refunds, settlement)
-  recurring: ['refunds', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix'],
+  recurring: ['refunds', 'charges', 'acquirer', 'ledger', 'webhooks', 'merchants', 'auth', 'platform', 'pix', 'money'],
   payments: [
     'recurring',
     'pix-keys', // the sandbox's onboarding gives a merchant its first key
@@ -33,6 +46,7 @@ const MAY_IMPORT = {
     'auth',
     'platform',
     'pix',
+    'money',
   ],
   // the payer's hosted page: reads a charge and its merchant's name (and the Pix Automático mandate paid with it, by
   // its own SQL on the mandates table: src/recurring sits above charges)
@@ -81,6 +95,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^sdk/src/' },
       to: { path: '^(?!sdk/src/|node_modules/)', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'money-is-pure',
+      comment:
+        'src/money/ is pure arithmetic: its files import only each other (no other src/ folder, no npm package, no node: module)',
+      severity: 'error',
+      from: { path: '^src/money/', pathNot: '\\.test\\.ts$' },
+      to: { pathNot: '^src/money/' },
     },
     ...layers,
   ],

@@ -17,7 +17,7 @@ import {
   retryRecurringCharge,
 } from '../src/recurring/recurring-charges.states.ts';
 import { QUEUES } from '../src/platform/queue.ts';
-import { platformFee } from '../src/merchants/merchants.service.ts';
+import { platformFee } from '../src/money/money.ts';
 import { approvedMandate, company, mandateBody, recurringCharge, type Company } from './support/recurring.ts';
 
 type Json = Record<string, any>;

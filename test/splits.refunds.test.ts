@@ -8,10 +8,10 @@ import { accounts } from '../src/ledger/ledger.service.ts';
 import { settlePayments } from '../src/payments/settlement.ts';
 import { applyRefundResult } from '../src/refunds/refunds.states.ts';
 import { sandboxEndToEndId } from '../src/acquirer/sandbox.ts';
-import { platformFee } from '../src/merchants/merchants.service.ts';
-import { resolveSplits, splitsFit, type SplitInput } from '../src/charges/splits.ts';
-import { refundFee, refundPostings } from '../src/refunds/refunds.money.ts';
-import { refundSplitShares, type SplitShare } from '../src/refunds/split-shares.ts';
+import { platformFee } from '../src/money/money.ts';
+import { resolveSplits, splitsFit, type SplitInput } from '../src/money/splits.ts';
+import { refundPostings } from '../src/refunds/refunds.money.ts';
+import { refundFee, refundSplitShares, type SplitShare } from '../src/money/refund-shares.ts';
 
 // Refunds of charges with splits, `reverseSplits` above all, on the real API and database. No worker runs here: the
 // tests settle payments and apply the acquirer's answers to refunds themselves, so a refund stays PROCESSING until they

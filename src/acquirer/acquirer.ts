@@ -2,7 +2,7 @@
 // network) and apipix (a PSP speaking the Banco Central "API Pix" standard), chosen by ACQUIRER.
 import type { Services } from '../platform/services.ts';
 import type { PixKeyType } from '../pix/keys.ts';
-import type { DueTerms } from '../pix/due-terms.ts';
+import type { DueTerms } from '../money/due-terms.ts';
 
 // What the payer's PSP says a payment is made of (API Pix `Pix.componentesValor`), in centavos, absent ones 0.
 export type PaymentComponents = { original: number; rebate: number; discount: number; fine: number; interest: number };

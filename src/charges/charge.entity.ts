@@ -3,9 +3,9 @@ import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Customer } from './customer.entity.ts';
 import { merchantStatusCounts } from '../platform/counters.ts';
-import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
-import type { Components } from './due-date.ts';
-import type { ChargeSplit } from './splits.ts';
+import type { Discount, Fine, Interest, Rebate } from '../money/due-terms.ts';
+import type { Components } from '../money/due-date-amounts.ts';
+import type { ChargeSplit } from '../money/splits.ts';
 
 export const CHARGE_STATUSES = ['PENDING', 'PAID', 'FAILED', 'CANCELED', 'REFUNDED'] as const;
 export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
@@ -74,7 +74,7 @@ export const Charge = defineEntity({
     refundedAt: p.datetime().nullable(),
     refundedAmount: p.integer().default(0), // the sum of its COMPLETED refunds (REFUNDED when it reaches amount)
     type: p.enum([...CHARGE_TYPES]).default('IMMEDIATE'),
-    // DUE_DATE only (null on IMMEDIATE): the terms of src/charges/due-date.ts
+    // DUE_DATE only (null on IMMEDIATE): the terms of src/money/due-date-amounts.ts
     dueDate: p.string().columnType('date').nullable(),
     validityAfterDueDays: p.integer().nullable(),
     rebate: p.json<Rebate>().nullable(),
@@ -86,7 +86,7 @@ export const Charge = defineEntity({
     // set by the payment: what the payer paid, and (DUE_DATE) what it was made of
     paidAmount: p.integer().nullable(),
     components: p.json<Components>().nullable(),
-    // the owner's net amount shared with other merchants (src/charges/splits.ts), in the order given: each amount
+    // the owner's net amount shared with other merchants (src/money/splits.ts), in the order given: each amount
     // known at creation, or (a bps split of a due-date charge) set by the payment; null when the charge has none
     splits: p.json<ChargeSplit[]>().nullable(),
   },

@@ -2,7 +2,7 @@
 // platform and each split's recipient out of what the payer paid.
 import { createHash } from 'node:crypto';
 import { accounts, type LedgerTransaction } from '../ledger/ledger.service.ts';
-import type { ChargeSplit } from './splits.ts';
+import type { ChargeSplit } from '../money/splits.ts';
 
 export type PaidCharge = { chargeId: string; owner: string; paid: number; fee: number; splits: ChargeSplit[] };
 

@@ -9,13 +9,13 @@ import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
 import { canPrepare, hotRead } from '../platform/prepared.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
-import { platformFee } from '../merchants/merchants.service.ts';
-import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
+import { effectiveFee, platformFee } from '../money/money.ts';
+import type { Discount, Fine, Interest, Rebate } from '../money/due-terms.ts';
 import { Charge, type ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { addDays, endOfSaoPauloDay, saoPauloDate } from './due-date.ts';
 import { DEFAULT_VALIDITY_DAYS } from './due-date.validation.ts';
-import { pendingSplits, resolveSplits, splitsFit, type ChargeSplit, type SplitInput } from './splits.ts';
+import { pendingSplits, resolveSplits, splitsFit, type ChargeSplit, type SplitInput } from '../money/splits.ts';
 import {
   chargeRowView,
   chargeView,
@@ -235,10 +235,7 @@ export async function createCharge(
     replay: (c) => creationView(c, publicBaseUrl),
     async create(requestHash) {
       if (!merchant.acquirerAccountId) throw await missingPrerequisites(em, merchantId);
-      const feeTerms = {
-        bps: merchant.feeBps ?? deps.config.platformFeeBps,
-        fixed: merchant.feeFixed ?? deps.config.platformFeeFixed,
-      };
+      const feeTerms = effectiveFee(merchant, { bps: deps.config.platformFeeBps, fixed: deps.config.platformFeeFixed });
       // a due-date charge's fee is final at payment, on the amount paid; until then, the original amount's
       const fee = platformFee(input.amount, feeTerms);
       const validity = due && dueValidity(due.dueDate, due.validityAfterDueDays, deps.clock());

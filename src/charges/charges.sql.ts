@@ -4,9 +4,9 @@
 import type { PageSpec } from '../platform/counters.ts';
 import { statuses, type Transition } from '../platform/sql.ts';
 import { LISTED, type ChargeStatus, type ChargeType } from './charge.entity.ts';
-import type { Discount, Fine, Interest, Rebate } from '../pix/due-terms.ts';
-import type { Components } from './due-date.ts';
-import type { ChargeSplit } from './splits.ts';
+import type { Discount, Fine, Interest, Rebate } from '../money/due-terms.ts';
+import type { Components } from '../money/due-date-amounts.ts';
+import type { ChargeSplit } from '../money/splits.ts';
 import { RECURRING_COLUMNS, RECURRING_JOINS } from './recurring.view.ts';
 
 // A transition's statement takes its row of CHARGE_TRANSITIONS (charges.states.ts): `from` guards it, `to` is set.

@@ -4,13 +4,14 @@ import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts'
 import { pgArray, pgTx } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { postMany, type LedgerTransaction } from '../ledger/ledger.service.ts';
-import { platformFee } from '../merchants/merchants.service.ts';
+import { platformFee } from '../money/money.ts';
 import { recordEvents } from '../webhooks/events.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { chargeRowView } from './charges.view.ts';
-import { amountDueOn, saoPauloDate, type Components } from './due-date.ts';
-import { asInputs, resolveSplits, type ChargeSplit } from './splits.ts';
+import { amountDueOn, type Components } from '../money/due-date-amounts.ts';
+import { saoPauloDate } from './due-date.ts';
+import { asInputs, resolveSplits, type ChargeSplit } from '../money/splits.ts';
 import { paymentTransactions } from './charges.money.ts';
 import { transactional } from '../platform/transaction.ts';
 import { recurringChargeView, type RecurringChargeRow } from './recurring.view.ts';

@@ -4,7 +4,7 @@ import { isValidDocument, normalizeDocument } from '../pix/documents.ts';
 import { stripFormatChars } from '../pix/text.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';
 import { DUE_DATE_FIELDS, dueDateRules } from './due-date.validation.ts';
-import { MAX_SPLITS } from './splits.ts';
+import { MAX_SPLITS } from '../money/splits.ts';
 import { isUuid } from '../platform/base.entity.ts';
 
 export const TRACKING_FIELDS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'src', 'sck'];

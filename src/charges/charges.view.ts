@@ -3,10 +3,11 @@
 import { qrPngDataUrl } from '../pix/qr-png.ts';
 import { payerText } from '../pix/text.ts';
 import type { ICharge } from './charge.entity.ts';
-import { platformFee } from '../merchants/merchants.service.ts';
-import { amountDueOn, saoPauloDate, type Components, type DueDateTerms } from './due-date.ts';
+import { platformFee } from '../money/money.ts';
+import { amountDueOn, type Components, type DueDateTerms } from '../money/due-date-amounts.ts';
+import { saoPauloDate } from './due-date.ts';
 import type { ICustomer } from './customer.entity.ts';
-import { asInputs, pendingSplits } from './splits.ts';
+import { asInputs, pendingSplits } from '../money/splits.ts';
 import type { ChargeRow, LocationRow, RefundViewRow } from './charges.sql.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);

@@ -5,7 +5,8 @@
 // charge can ever ask, must still fit that limit.
 import { body, type CustomValidator, type Meta } from 'express-validator';
 import { calendarDateProblem, dateChecks } from '../platform/dates.ts';
-import { addDays, amountDueOn, type DueDateTerms } from './due-date.ts';
+import { amountDueOn, type DueDateTerms } from '../money/due-date-amounts.ts';
+import { addDays } from './due-date.ts';
 
 const MAX_INT = 2_147_483_647; // the charges' amount columns (int4)
 export const MAX_DAYS_AHEAD = 3650; // the latest due date, in days from today

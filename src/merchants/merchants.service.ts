@@ -1,20 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
+import { effectiveFee, type FeeTerms } from '../money/money.ts';
 import { AUTH_MESSAGES, NotFoundError } from '../platform/errors.ts';
 import { Merchant, type IMerchant } from './merchant.entity.ts';
 
-export type FeeDefaults = { bps: number; fixed: number };
-
-export const effectiveFee = (m: Pick<IMerchant, 'feeBps' | 'feeFixed'>, defaults: FeeDefaults) => ({
-  bps: m.feeBps ?? defaults.bps,
-  fixed: m.feeFixed ?? defaults.fixed,
-});
-
-// Platform fee of a payment: fixed + round_half_up(amount * bps / 10000), never more than the amount.
-export function platformFee(amount: number, fee: FeeDefaults): number {
-  const variable = Math.floor((amount * fee.bps + 5000) / 10000);
-  return Math.min(amount, fee.fixed + variable);
-}
+// The platform's fee terms, for a merchant that has none of its own (PLATFORM_FEE_BPS, PLATFORM_FEE_FIXED).
+export type FeeDefaults = FeeTerms;
 
 // What `kyc:approve` and `acquirer:configure` (merchants.ops.ts) and the sandbox's onboarding change.
 export function approveKyc(m: IMerchant): void {

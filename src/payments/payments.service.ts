@@ -6,7 +6,8 @@ import { BusinessRuleError } from '../platform/errors.ts';
 import { enqueueJoined, QUEUES } from '../platform/queue.ts';
 import { findCharge } from '../charges/charges.service.ts';
 import { dueTermsOfRow } from '../charges/charges.view.ts';
-import { addDays, amountDueOn, endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
+import { addDays, endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
+import { amountDueOn } from '../money/due-date-amounts.ts';
 
 // Every payment notification, from a real acquirer or the sandbox, enters here and is settled by the worker.
 export async function acceptPayments(

@@ -12,7 +12,7 @@ import { countedPage } from '../platform/counters.ts';
 import { pgArray } from '../platform/sql.ts';
 import { enqueue, enqueueJoined, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
-import { platformFee } from '../merchants/merchants.service.ts';
+import { effectiveFee, platformFee } from '../money/money.ts';
 import { endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
 import { refundView } from '../charges/charges.view.ts';
 import { createRefund, listRefunds, type RefundInput } from '../refunds/refunds.service.ts';
@@ -105,10 +105,10 @@ export async function createRecurringCharge(
           endToEndId: null,
           at: now.toISOString(),
         };
-        const feeTerms = {
-          bps: m.fee_bps ?? deps.config.platformFeeBps,
-          fixed: m.fee_fixed ?? deps.config.platformFeeFixed,
-        };
+        const feeTerms = effectiveFee(
+          { feeBps: m.fee_bps, feeFixed: m.fee_fixed },
+          { bps: deps.config.platformFeeBps, fixed: deps.config.platformFeeFixed },
+        );
         const expiresAt = new Date(endOfSaoPauloDay(expiresOn(input.dueDate)).getTime() + 999);
         const inserted = await tx.execute<{ id: string }[]>(sql.INSERT_RECURRING_CHARGES, [
           pgArray([id]),

@@ -9,7 +9,7 @@ import { newId } from '../platform/base.entity.ts';
 import { pgArray, pgTx } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
-import { platformFee } from '../merchants/merchants.service.ts';
+import { effectiveFee, platformFee } from '../money/money.ts';
 import { recordEvents } from '../webhooks/events.ts';
 import { CHARGE_TRANSITIONS } from '../charges/charges.states.ts';
 import { endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
@@ -130,8 +130,10 @@ type NewCharge = ReturnType<typeof newCharge>;
 // SCHEDULED, retries as the mandate's policy allows; ACTIVE at once with the sandbox, CREATED until a PSP schedules it.
 function newCharge(deps: DailyDeps, m: sql.DueMandateRow, c: { cycle: number; dueDate: string }, now: Date) {
   const amount = amountOf(m)!;
-  const feeBps = m.fee_bps ?? deps.config.platformFeeBps;
-  const feeFixed = m.fee_fixed ?? deps.config.platformFeeFixed;
+  const { bps: feeBps, fixed: feeFixed } = effectiveFee(
+    { feeBps: m.fee_bps, feeFixed: m.fee_fixed },
+    { bps: deps.config.platformFeeBps, fixed: deps.config.platformFeeFixed },
+  );
   const chargeId = newId();
   const txid = chargeId.replaceAll('-', '');
   const expiresAt = new Date(endOfSaoPauloDay(expiresOn(c.dueDate)).getTime() + 999);

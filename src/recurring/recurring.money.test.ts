@@ -2,7 +2,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import { accounts } from '../ledger/ledger.service.ts';
 import { statementLines } from '../ledger/statement.ts';
-import { platformFee } from '../merchants/merchants.service.ts';
+import { platformFee } from '../money/money.ts';
 import { recurringPaymentTransaction } from './recurring.money.ts';
 
 const M = '019a8f3b-0000-7000-8000-000000000001';

@@ -3,7 +3,7 @@ import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Charge } from '../charges/charge.entity.ts';
 import { UnmatchedPayment } from './unmatched-payment.entity.ts';
-import type { SplitShare } from './split-shares.ts';
+import type { SplitShare } from '../money/refund-shares.ts';
 
 export const REFUND_STATUSES = ['PROCESSING', 'COMPLETED', 'FAILED'] as const;
 

@@ -1,7 +1,8 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { accounts } from '../ledger/ledger.service.ts';
-import { refundFee, refundPostings, type RefundStep } from './refunds.money.ts';
+import { refundFee } from '../money/refund-shares.ts';
+import { refundPostings, type RefundStep } from './refunds.money.ts';
 
 const M = '019a8f3b-0000-7000-8000-000000000001';
 const AVAILABLE = accounts.available(M);

@@ -1,32 +1,10 @@
-// The money of a merchant's refund, in pure functions (no database): who gives back what of it, and the ledger postings
-// of each step of its life, the split recipients' included (reverseSplits: their shares in split-shares.ts).
+// The money of a merchant's refund, in pure functions (no database): the ledger postings of each step of its life, the
+// split recipients' included. Who gives back what of it (refundFee, refundSplitShares) is src/money/refund-shares.ts.
 import { accounts, type Posting } from '../ledger/ledger.service.ts';
-import type { SplitShare } from './split-shares.ts';
-
-// round_half_up(n / d) for non-negative integers, exactly: fee × amount reaches 2^62, beyond a double's integers.
-function divRoundHalfUp(n: bigint, d: bigint): number {
-  return Number((2n * n + d) / (2n * d));
-}
-
-/**
- * What the platform gives back of a charge's fee for a refund of `amount` (contract "Refunds: partial and multiple"):
- * round_half_up(fee × amount / charge amount), except that the refund that brings the total refunded (COMPLETED and
- * PROCESSING, `before` being theirs) to the charge's amount takes exactly what is left of the fee. The merchant gives
- * the rest of `amount`. Refunded in any number of pieces, a charge therefore returns exactly `fee` from the platform
- * and `amount - fee` from the merchant. (Only that last piece can fall outside 0..amount, after many tiny refunds whose
- * roundings went one way: refundPostings keeps every step within what each side holds.)
- */
-export function refundFee(
-  charge: { amount: number; fee: number },
-  before: { amount: number; fee: number },
-  amount: number,
-): number {
-  if (before.amount + amount === charge.amount) return charge.fee - before.fee;
-  return divRoundHalfUp(BigInt(charge.fee) * BigInt(amount), BigInt(charge.amount));
-}
+import type { SplitShare } from '../money/refund-shares.ts';
 
 export type RefundStep = 'hold' | 'release' | 'complete';
-// splits: what each of the charge's split recipients gives back of it (reverseSplits; split-shares.ts), else none.
+// splits: what each of the charge's split recipients gives back of it (reverseSplits; src/money/refund-shares.ts), else none.
 export type RefundMoney = { amount: number; feeAmount: number; merchantId: string; splits?: SplitShare[] };
 
 /**

@@ -8,8 +8,8 @@ import { transactional } from '../platform/transaction.ts';
 import { InsufficientFundsError, merchantBalance, post } from '../ledger/ledger.service.ts';
 import { chargeRowView, refundView } from '../charges/charges.view.ts';
 import { guardOwed, hasOpenInfraction } from '../infractions/infractions.holds.ts';
-import { refundFee, refundPostings } from './refunds.money.ts';
-import { refundSplitShares, type SplitShare } from './split-shares.ts';
+import { refundPostings } from './refunds.money.ts';
+import { refundFee, refundSplitShares, type SplitShare } from '../money/refund-shares.ts';
 import * as sql from './refunds.sql.ts';
 
 const NOT_FOUND = 'Cobrança não encontrada';

@@ -1,11 +1,11 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { accounts, type Posting } from '../ledger/ledger.service.ts';
-import { platformFee } from '../merchants/merchants.service.ts';
-import { resolveSplits, splitsFit, type SplitInput } from '../charges/splits.ts';
+import { platformFee } from '../money/money.ts';
+import { resolveSplits, splitsFit, type SplitInput } from '../money/splits.ts';
 import { paymentTransactions } from '../charges/charges.money.ts';
-import { refundFee, refundPostings, type RefundMoney, type RefundStep } from './refunds.money.ts';
-import { refundSplitShares, type SplitShare } from './split-shares.ts';
+import { refundPostings, type RefundMoney, type RefundStep } from './refunds.money.ts';
+import { refundFee, refundSplitShares, type SplitShare } from '../money/refund-shares.ts';
 
 // A charge with splits, from its payment through any sequence of refunds (each reversing the splits or not, completed
 // or failed in any order), every posting applied to books as the ledger would: no centavo is created or lost, no

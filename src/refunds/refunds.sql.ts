@@ -3,7 +3,7 @@
 // (locked, with its payer, and its split).
 import { statuses, type Transition } from '../platform/sql.ts';
 import { PAYER_NAME, type MerchantChargeRow } from '../charges/charges.sql.ts';
-import type { SplitShare } from './split-shares.ts';
+import type { SplitShare } from '../money/refund-shares.ts';
 
 export type RefundRow = {
   id: string;

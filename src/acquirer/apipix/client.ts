@@ -16,7 +16,7 @@ import {
   parsePixInList,
   parseWebhook,
 } from './parse.ts';
-import type { DueTerms } from '../../pix/due-terms.ts';
+import type { DueTerms } from '../../money/due-terms.ts';
 import type {
   Cob,
   CobRevisada,

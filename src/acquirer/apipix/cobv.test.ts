@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { bpsToPerc, cobvValor } from './cobv.ts';
 import { fromWire } from './money.ts';
-import type { DueTerms } from '../../pix/due-terms.ts';
+import type { DueTerms } from '../../money/due-terms.ts';
 import { bcbViolations } from '../../../test/support/apipix/stub-schema.ts';
 import { termsOfValor } from '../../../test/support/apipix/stub-cobv.ts';
 

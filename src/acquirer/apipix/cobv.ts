@@ -1,6 +1,6 @@
 // A charge with a due date as the API Pix writes it (CobVValor): each term with its BCB modalidade and its valorPerc,
 // a decimal string with two places that is reais for an amount and a percentage for basis points (200 bps = "2.00").
-import type { DueTerms } from '../../pix/due-terms.ts';
+import type { DueTerms } from '../../money/due-terms.ts';
 import { toWire } from './money.ts';
 import type { CobVValor, ValorPerc } from './types.ts';
 

@@ -3,8 +3,9 @@
 // independently of the adapter's mapping), with its componentesValor.
 import { buildDynamicPix } from '../../../src/pix/brcode.ts';
 import { fromWire, toWire } from '../../../src/acquirer/apipix/money.ts';
-import { amountDueOn, saoPauloDate, type Components } from '../../../src/charges/due-date.ts';
-import type { DueTerms } from '../../../src/pix/due-terms.ts';
+import { saoPauloDate } from '../../../src/charges/due-date.ts';
+import { amountDueOn, type Components } from '../../../src/money/due-date-amounts.ts';
+import type { DueTerms } from '../../../src/money/due-terms.ts';
 import { alnum, asObject, invalid, notFound, ok, spiId, type Reply } from './stub-support.ts';
 import type { DuplicatePut, PayInput } from './stub-pix.ts';
 import type { CobVGerada, CobVValor, ComponentesValor, PixWire } from '../../../src/acquirer/apipix/types.ts';

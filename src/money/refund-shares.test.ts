@@ -1,6 +1,7 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { refundSplitShares, type SplitShare } from './split-shares.ts';
+import { refundFee, refundSplitShares, type SplitShare } from './refund-shares.ts';
+import { platformFee } from './money.ts';
 
 const A = '019ac1d0-7a2b-7c3d-8e4f-5a6b7c8d9e0f';
 const B = '019ac1d0-9b8c-7d6e-9f0a-1b2c3d4e5f60';
@@ -130,6 +131,40 @@ test('property: reversing refunds take back each split exactly when they cover t
         (s) =>
           before.shares.filter((x) => x.merchantId === s.merchantId).reduce((a, x) => a + x.amount, 0) === s.amount,
       );
+    }),
+    { numRuns: 3000 },
+  );
+  t.pass();
+});
+
+test('property: the fee comes back in pieces that add up to it exactly; each but the last is its pro rata share', (t) => {
+  const charge = fc
+    .record({
+      amount: fc.integer({ min: 1, max: 2_147_483_647 }),
+      bps: fc.integer({ min: 0, max: 10_000 }),
+      fixed: fc.integer({ min: 0, max: 100_000 }),
+    })
+    .chain(({ amount, bps, fixed }) =>
+      fc.record({
+        amount: fc.constant(amount),
+        fee: fc.constant(platformFee(amount, { bps, fixed })),
+        cuts: fc.array(fc.integer({ min: 1, max: amount }), { maxLength: 12 }),
+      }),
+    );
+  fc.assert(
+    fc.property(charge, ({ amount, fee, cuts }) => {
+      const points = [...new Set([0, ...cuts.filter((c) => c < amount), amount])].sort((a, b) => a - b);
+      const before = { amount: 0, fee: 0 };
+      for (const [i, piece] of points.slice(1).map((p, i) => [i, p - points[i]])) {
+        const part = refundFee({ amount, fee }, before, piece);
+        const last = i === points.length - 2;
+        // x = round_half_up(fee × piece / amount)  <=>  2x·amount - amount <= 2·fee·piece < 2x·amount + amount
+        const [x, n, d] = [BigInt(part), BigInt(fee) * BigInt(piece), BigInt(amount)];
+        if (!last && !(2n * x * d - d <= 2n * n && 2n * n < 2n * x * d + d)) return false;
+        before.amount += piece;
+        before.fee += part;
+      }
+      return before.amount === amount && before.fee === fee; // the refunded part: the whole fee, the rest the owner's
     }),
     { numRuns: 3000 },
   );

@@ -1,10 +1,27 @@
-// What each split's recipient gives back of a refund that reverses the splits (`reverseSplits`), in a pure function.
+// Who gives back what of a refund, in pure functions: the platform's part of its fee (`refundFee`) and each split's
+// recipient's part when the refund reverses the splits (`refundSplitShares`); the owner gives the rest. The postings of
+// each of a refund's steps are refunds' (src/refunds/refunds.money.ts).
+import { roundHalfUp } from './money.ts';
 
 // What a recipient gave, or gives, back: centavos of its split.
 export type SplitShare = { merchantId: string; amount: number };
 
-// round_half_up(n / d) of non-negative integers, exactly (n can pass 2^53).
-const roundHalfUp = (n: bigint, d: bigint) => Number((2n * n + d) / (2n * d));
+/**
+ * What the platform gives back of a charge's fee for a refund of `amount` (contract "Refunds: partial and multiple"):
+ * round_half_up(fee × amount / charge amount), except that the refund that brings the total refunded (COMPLETED and
+ * PROCESSING, `before` being theirs) to the charge's amount takes exactly what is left of the fee. The merchant gives
+ * the rest of `amount`. Refunded in any number of pieces, a charge therefore returns exactly `fee` from the platform
+ * and `amount - fee` from the merchant. (Only that last piece can fall outside 0..amount, after many tiny refunds whose
+ * roundings went one way: refundPostings keeps every step within what each side holds.)
+ */
+export function refundFee(
+  charge: { amount: number; fee: number },
+  before: { amount: number; fee: number },
+  amount: number,
+): number {
+  if (before.amount + amount === charge.amount) return charge.fee - before.fee;
+  return roundHalfUp(BigInt(charge.fee) * BigInt(amount), BigInt(charge.amount));
+}
 
 /**
  * Each recipient's share of a refund of `amount` that reverses the splits (contract "Split to recipient merchants"):

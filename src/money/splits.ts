@@ -1,5 +1,6 @@
 // Splits: a charge's owner shares its net amount (paid - fee) with other merchants of the platform (contract "Split to
 // recipient merchants"). Pure functions over integer centavos; no database.
+import { bpsOf } from './money.ts';
 
 // As asked: a fixed amount, or basis points of the net amount.
 export type SplitInput = { merchantId: string; amount: number } | { merchantId: string; bps: number };
@@ -10,10 +11,7 @@ export type ChargeSplit = { merchantId: string; bps: number | null; amount: numb
 
 export const MAX_SPLITS = 10;
 
-// round_half_up(n / d) of non-negative integers, exactly (n can pass 2^53).
-const roundHalfUp = (n: bigint, d: bigint) => Number((2n * n + d) / (2n * d));
-
-const bpsOf = (s: SplitInput) => ('bps' in s ? s.bps : 0);
+const bpsIn = (s: SplitInput) => ('bps' in s ? s.bps : 0);
 const fixedOf = (s: SplitInput) => ('amount' in s ? s.amount : 0);
 
 /**
@@ -23,7 +21,7 @@ const fixedOf = (s: SplitInput) => ('amount' in s ? s.amount : 0);
  */
 export function splitsFit(net: number, splits: SplitInput[]): boolean {
   const fixed = splits.reduce((s, x) => s + BigInt(fixedOf(x)), 0n);
-  const bps = splits.reduce((s, x) => s + BigInt(bpsOf(x)), 0n);
+  const bps = splits.reduce((s, x) => s + BigInt(bpsIn(x)), 0n);
   return bps <= 10_000n && fixed * 10_000n + BigInt(net) * bps <= BigInt(net) * 10_000n;
 }
 
@@ -37,7 +35,7 @@ export function resolveSplits(net: number, splits: SplitInput[]): ChargeSplit[] 
   if (left < 0) throw new Error('the fixed splits exceed the net amount');
   return splits.map((s) => {
     if ('amount' in s) return { merchantId: s.merchantId, bps: null, amount: s.amount };
-    const amount = Math.min(left, roundHalfUp(BigInt(net) * BigInt(s.bps), 10_000n));
+    const amount = Math.min(left, bpsOf(net, s.bps));
     left -= amount;
     return { merchantId: s.merchantId, bps: s.bps, amount };
   });

@@ -1,6 +1,6 @@
 // The terms of a charge with a due date (the BCB's cobv `valor`): what changes the amount a payer owes with the day
 // they pay. Integer centavos (`amount`) and integer basis points (`bps`, 200 = 2.00 %); dates are `YYYY-MM-DD`. Shared
-// by the amount-due arithmetic (src/charges/due-date.ts) and the acquirer port, which sends them to the PSP.
+// by the amount-due arithmetic (due-date-amounts.ts) and the acquirer port, which sends them to the PSP.
 
 // abatimento: always applied
 export type Rebate = { mode: 'FIXED'; amount: number } | { mode: 'PERCENT'; bps: number };
