@@ -5,7 +5,7 @@ import { pgArray, pgTx } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { postMany, type LedgerTransaction } from '../ledger/ledger.service.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
-import { recordEvents } from '../webhooks/events.ts';
+import { recordEvents } from '../webhooks/outbox.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { chargeRowView } from './charges.view.ts';

@@ -7,7 +7,7 @@ import { deliverJob, enqueueMany, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import type { EventType } from './catalog.ts';
 import type { EventSchema } from './catalog-schemas.ts';
-import { eventBody } from './events.ts';
+import { eventBody } from './outbox.ts';
 import { MAX_ATTEMPTS } from './retry.ts';
 import { newDeliveryId } from './signing.ts';
 import type { IWebhook } from './webhook.entity.ts';
