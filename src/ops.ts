@@ -1,3 +1,4 @@
+// The operator CLI (npm run ops): every module's commands over the target database.
 import type { PgBoss } from 'pg-boss';
 import { loadConfig } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';

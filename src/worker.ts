@@ -1,3 +1,4 @@
+// The worker process' composition: every module's queues and schedules registered.
 import type { Deps } from './deps.ts';
 import { EVERY_MINUTE, QUEUES, every, settleEach } from './platform/queue.ts';
 import { foldCounters } from './platform/counters.ts';

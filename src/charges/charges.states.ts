@@ -1,3 +1,4 @@
+// Every status change of a charge (paid, expired, canceled, refunded), each one guarded UPDATE.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';

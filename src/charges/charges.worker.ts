@@ -1,3 +1,4 @@
+// The worker's charge queues: expire charges past their validity, cancel their cob at the acquirer.
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { EVERY_MINUTE, QUEUES, WORK_POLLING, every, settleEach, work } from '../platform/queue.ts';
 import { expireCharges } from './charges.states.ts';

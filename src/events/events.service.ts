@@ -1,3 +1,4 @@
+// The events' use cases: list and read a merchant's events, as webhooks deliver them.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { countedPage } from '../platform/counters.ts';
 import { NotFoundError } from '../platform/errors.ts';

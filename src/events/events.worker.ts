@@ -1,3 +1,4 @@
+// The worker's event queue: prune events and delivery logs past the retention window.
 import type { Services } from '../platform/services.ts';
 import { QUEUES, every } from '../platform/queue.ts';
 import { pruneEvents } from './retention.ts';

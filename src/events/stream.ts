@@ -1,3 +1,4 @@
+// One server-sent event stream: the events after a cursor, then each new one as it is positioned.
 import type { Response } from 'express';
 import { refusalOf, type HeldCredential } from '../auth/auth.service.ts';
 import { AUTH_MESSAGES } from '../platform/errors.ts';

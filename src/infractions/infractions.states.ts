@@ -1,3 +1,4 @@
+// Every status change of a MED infraction, with the money it blocks, returns or releases.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, AcquirerInfraction } from '../acquirer/acquirer.ts';

@@ -1,3 +1,4 @@
+// The worker's MED queues: cover what open infractions are owed; with a PSP, poll its infractions.
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { EVERY_MINUTE, QUEUES, every } from '../platform/queue.ts';
 import { applyAcquirerInfraction, coverAll, coverShortfall } from './infractions.states.ts';

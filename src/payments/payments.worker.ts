@@ -1,3 +1,4 @@
+// The worker's payment queues: settle notified payments, record the unsettled, reconcile with a PSP.
 import type { Job } from 'pg-boss';
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
 import { EVERY_MINUTE, QUEUES, WORK_POLLING, every, settleEach, work } from '../platform/queue.ts';

@@ -1,3 +1,4 @@
+// The Pix keys' use cases: create, list, delete.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';

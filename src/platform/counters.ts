@@ -1,3 +1,4 @@
+// Append-only counters for the listings' totals: triggers, folding, and reads.
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**

@@ -1,3 +1,4 @@
+// The job queues (pg-boss): their names, payloads and settings; enqueue, work and every.
 import {
   PgBoss,
   type Db,

@@ -1,3 +1,4 @@
+// The worker's Pix Automático queues with a PSP: callbacks asked about, and the recent changes polled.
 import type { AcquirerDeps, AcquirerMandate, AcquirerRecurringCharge } from '../acquirer/acquirer.ts';
 import { pgArray } from '../platform/sql.ts';
 import { EVERY_MINUTE, QUEUES, WORK_POLLING, every, settleEach, work } from '../platform/queue.ts';

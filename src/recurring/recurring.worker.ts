@@ -1,3 +1,4 @@
+// The worker's hourly Pix Automático run: the day's automatic charges and expiries.
 import type { Services } from '../platform/services.ts';
 import { QUEUES, every } from '../platform/queue.ts';
 import { saoPauloDate } from '../charges/due-date.ts';

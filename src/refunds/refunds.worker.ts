@@ -1,3 +1,4 @@
+// The worker's refund queues: send devoluções to the acquirer, reconcile those in progress.
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { EVERY_MINUTE, QUEUES, WORK_POLLING, every, settleEach, work } from '../platform/queue.ts';
 import { reconcileRefunds, sendRefund } from './refunds.states.ts';

@@ -1,3 +1,4 @@
+// The deliveries' use cases: list a webhook's deliveries, resend one.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import { v7 as uuidv7 } from 'uuid';

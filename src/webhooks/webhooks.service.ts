@@ -1,3 +1,4 @@
+// The webhooks' use cases: create, update, delete, list, rotate a secret.
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';

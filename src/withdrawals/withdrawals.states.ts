@@ -1,3 +1,4 @@
+// Every status change of a withdrawal, from what the acquirer says of its transfer.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps, TransferResult } from '../acquirer/acquirer.ts';
 import { recordEvent } from '../webhooks/outbox.ts';

@@ -1,3 +1,4 @@
+// The worker's withdrawal queues: send each to the acquirer, reconcile the stuck ones.
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { enqueue, EVERY_MINUTE, every, QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
 import { reconcileWithdrawals, sendWithdrawal } from './withdrawals.states.ts';
