@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import sqlLayout from './lint/sql-layout.js';
+import openingLine from './lint/opening-line.js';
 
 export default tseslint.config(
   {
@@ -59,5 +60,11 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     plugins: { local: { rules: { 'sql-layout': sqlLayout } } },
     rules: { 'local/sql-layout': 'error' },
+  },
+  {
+    // every TypeScript file of the service opens with a line saying what it is for
+    files: ['src/**/*.ts', 'apps/**/*.ts', 'scripts/**/*.ts'],
+    plugins: { opening: { rules: { 'opening-line': openingLine } } },
+    rules: { 'opening/opening-line': 'error' },
   },
 );

@@ -9,7 +9,7 @@ import { onboardMerchant } from './lib/merchant.ts';
 import { machine, report, round, type Row } from './lib/report.ts';
 import { QUEUES } from '../src/platform/queue.ts';
 import { createPgPool } from '../src/platform/pg.ts';
-import { createDeliveries } from '../src/webhooks/events.ts';
+import { createDeliveries } from '../src/webhooks/outbox.ts';
 import type { EventRow } from '../src/webhooks/webhooks.sql.ts';
 import { createLogger } from '../src/platform/logger.ts';
 

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, root } from './lib/stack.ts';
-import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
+import { serverTempDir } from '../src/dev-db/embedded-pg-files.ts';
 import { report, round, type Row } from './lib/report.ts';
 
 async function startOnce(dir: string): Promise<number> {

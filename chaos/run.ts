@@ -11,7 +11,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVENT_TYPES } from '../src/webhooks/catalog.ts';
-import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
+import { serverTempDir } from '../src/dev-db/embedded-pg-files.ts';
 import { setupDatabase } from '../src/database.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { freePort, root } from '../bench/lib/stack.ts';

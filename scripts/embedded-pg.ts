@@ -5,9 +5,9 @@
 // (then recorded in .data/embedded-pg.json with the port, for `npm run ops` and `npm run migrate` to find it).
 // Reports { url, dir, relocated, note } or { error } to the supervisor.
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres, type EmbeddedDb } from '../src/platform/embedded-pg.ts';
-import { defaultDataDir } from '../src/platform/embedded-pg-files.ts';
-import { writeRecord } from '../src/platform/embedded-pg-state.ts';
+import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev-db/embedded-pg.ts';
+import { defaultDataDir } from '../src/dev-db/embedded-pg-files.ts';
+import { writeRecord } from '../src/dev-db/embedded-pg-state.ts';
 import { createLogger } from '../src/platform/logger.ts';
 
 const logger = createLogger(process.env.LOG_LEVEL || 'info', 'postgres');

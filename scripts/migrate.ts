@@ -4,7 +4,7 @@
 // LOG_LEVEL=debug) and exit code 1.
 import { loadConfig } from '../src/platform/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { resolveDatabase, toolEnv } from '../src/platform/database-target.ts';
+import { resolveDatabase, toolEnv } from '../src/dev-db/database-target.ts';
 import { setupDatabase } from '../src/database.ts';
 
 const logger = createLogger(process.env.LOG_LEVEL || 'info', 'migrate');

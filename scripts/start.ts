@@ -10,7 +10,7 @@ import { loadConfig } from '../src/platform/config.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { setupDatabase } from '../src/database.ts';
 import { fatal } from '../src/platform/lifecycle.ts';
-import { EMBEDDED_DATABASE } from '../src/platform/embedded-pg-state.ts';
+import { EMBEDDED_DATABASE } from '../src/dev-db/embedded-pg-state.ts';
 import { PROCESS_ENV, PROCESS_FLAGS, type App } from '../src/platform/runtime.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

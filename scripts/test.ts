@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createLogger } from '../src/platform/logger.ts';
 import { setupDatabase } from '../src/database.ts';
-import { startEmbeddedPostgres, type EmbeddedDb } from '../src/platform/embedded-pg.ts';
-import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
+import { startEmbeddedPostgres, type EmbeddedDb } from '../src/dev-db/embedded-pg.ts';
+import { serverTempDir } from '../src/dev-db/embedded-pg-files.ts';
 import { excluding, install, notRunReport, plan } from './test-needs.ts';
 
 async function freePort(): Promise<number> {

@@ -1,3 +1,4 @@
+// The HTTP API's composition: every route, middleware and error handler of an API process.
 import express from 'express';
 import cors from 'cors';
 import type { Deps } from './deps.ts';

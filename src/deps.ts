@@ -1,3 +1,4 @@
+// What every process is built from: the ORM, pg-boss, the logger, the clock and the acquirer adapter.
 import type { Config } from './platform/config.ts';
 import type { Logger } from './platform/logger.ts';
 import { createBoss, listenUrlOf } from './platform/queue.ts';

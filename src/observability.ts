@@ -1,3 +1,4 @@
+// The API's probes (health, readiness) and its /metrics.
 import { Router, type RequestHandler } from 'express';
 import type { Deps } from './deps.ts';
 import { createRegistry, httpMetrics, metricsHandler, type ScrapeQuery } from './platform/metrics.ts';

@@ -1,9 +1,10 @@
+// The operator CLI (npm run ops): every module's commands over the target database.
 import type { PgBoss } from 'pg-boss';
 import { loadConfig } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
 import { createOrm } from './database.ts';
 import { createBoss } from './platform/queue.ts';
-import { resolveDatabase, toolEnv } from './platform/database-target.ts';
+import { resolveDatabase, toolEnv } from './dev-db/database-target.ts';
 import { runOps, type Command, type OpsIo, type OpsSetup } from './platform/ops.ts';
 import { authCommands } from './auth/auth.ops.ts';
 import { merchantCommands } from './merchants/merchants.ops.ts';

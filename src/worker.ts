@@ -1,6 +1,7 @@
+// The worker process' composition: every module's queues and schedules registered.
 import type { Deps } from './deps.ts';
-import { QUEUES, WORK_POLLING, settleEach } from './platform/queue.ts';
-import { FOLD_CRON, foldCounters } from './platform/counters.ts';
+import { EVERY_MINUTE, QUEUES, every, settleEach } from './platform/queue.ts';
+import { foldCounters } from './platform/counters.ts';
 import { workSandboxTransfers } from './acquirer/sandbox.ts';
 import { registerPayments } from './payments/payments.worker.ts';
 import { registerRefunds } from './refunds/refunds.worker.ts';
@@ -31,11 +32,10 @@ const COUNTERS = [
 ];
 
 async function registerCounters({ orm, boss, logger }: Deps): Promise<void> {
-  await boss.work(QUEUES.countersFold, WORK_POLLING, async () => {
+  await every(boss, QUEUES.countersFold, EVERY_MINUTE, async () => {
     const folded = await foldCounters(orm.em.fork(), COUNTERS);
     if (folded) logger.debug({ folded }, 'counters folded');
   });
-  await boss.schedule(QUEUES.countersFold, FOLD_CRON);
 }
 
 // The sandbox acquirer's own asynchronous side: its transfers' outcomes, reported as a real acquirer's would be.

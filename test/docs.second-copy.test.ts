@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
+import { serverTempDir } from '../src/dev-db/embedded-pg-files.ts';
 import { alive, freePort, recordDescendants, waitUntilGone } from './support/procs.ts';
 import { client } from './support/client.ts';
 

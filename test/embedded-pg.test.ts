@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { RELOCATED_ROOT } from '../src/platform/embedded-pg-files.ts';
+import { RELOCATED_ROOT } from '../src/dev-db/embedded-pg-files.ts';
 import { alive, freePort, portFree, type Proc } from './support/procs.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

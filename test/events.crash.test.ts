@@ -11,7 +11,7 @@ import { waitUntil } from './support/receiver.ts';
 import { openTransaction, recordPixKeyEvent, sql } from './events.helpers.ts';
 import { setupDatabase } from '../src/database.ts';
 import { createLogger } from '../src/platform/logger.ts';
-import { serverTempDir } from '../src/platform/embedded-pg-files.ts';
+import { serverTempDir } from '../src/dev-db/embedded-pg-files.ts';
 import { startDatabase } from '../chaos/lib/cluster.ts';
 
 // The stream across crashes, with real processes: an API process killed with SIGKILL while a client is connected

@@ -1,7 +1,7 @@
 // Helpers shared by the events test files (not a test file itself): events recorded the way the business code records
 // them (recordEvents, in a transaction of their own), with bodies that match the documented resources.
 import { newId } from '../src/platform/base.entity.ts';
-import { recordEvents } from '../src/webhooks/events.ts';
+import { recordEvents } from '../src/webhooks/outbox.ts';
 import type { EventType } from '../src/webhooks/catalog.ts';
 import type { IEvent } from '../src/webhooks/event.entity.ts';
 import type { TestApp } from './support/app.ts';

@@ -16,7 +16,7 @@ import { WITHDRAWAL_STATUSES, type IWithdrawal } from '../src/withdrawals/withdr
 import { creationView, withdrawalView } from '../src/withdrawals/withdrawals.view.ts';
 import { chargeView, refundView } from '../src/charges/charges.view.ts';
 import { buildDynamicPix } from '../src/pix/brcode.ts';
-import { payloadOf } from '../src/webhooks/events.ts';
+import { payloadOf } from '../src/webhooks/outbox.ts';
 import { schemaErrorsAt } from './support/openapi-check.ts';
 
 // docs/openapi.yaml is the project's record of the HTTP interface: it must be a valid OpenAPI 3.1 document, cover every

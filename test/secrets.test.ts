@@ -5,7 +5,7 @@ import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil, type Received, type Receiver } from './support/receiver.ts';
 import { main } from '../src/ops.ts';
-import { recordEvent } from '../src/webhooks/events.ts';
+import { recordEvent } from '../src/webhooks/outbox.ts';
 import { open, parseKeyring, seal } from '../src/platform/secrets.ts';
 import { loadConfig } from '../src/platform/config.ts';
 

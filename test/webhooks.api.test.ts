@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from './support/app.ts';
 import { client } from './support/client.ts';
 import { createApiKeyFor, createMerchant } from './support/factories.ts';
 import { EVENT_CATALOG, EVENT_TYPES } from '../src/webhooks/catalog.ts';
-import { recordEvent } from '../src/webhooks/events.ts';
+import { recordEvent } from '../src/webhooks/outbox.ts';
 import { webhookUrlProblem, URL_MESSAGES } from '../src/webhooks/url-policy.ts';
 import { Migration20261126100000_webhook_urls } from '../db/migrations/Migration20261126100000_webhook_urls.ts';
 

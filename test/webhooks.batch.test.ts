@@ -5,7 +5,7 @@ import { createMerchant } from './support/factories.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { QUEUES } from '../src/platform/queue.ts';
 import { createPgPool, type PgPool } from '../src/platform/pg.ts';
-import { createDeliveries, recordEvent } from '../src/webhooks/events.ts';
+import { createDeliveries, recordEvent } from '../src/webhooks/outbox.ts';
 import type { EventRow } from '../src/webhooks/webhooks.sql.ts';
 import type { DeliverJob } from '../src/platform/queue.ts';
 import { deliverBatch, type DeliverContext } from '../src/webhooks/deliver.ts';

@@ -2,7 +2,7 @@ import test from 'ava';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil, type Receiver } from './support/receiver.ts';
-import { recordEvent } from '../src/webhooks/events.ts';
+import { recordEvent } from '../src/webhooks/outbox.ts';
 import { TEST_SENDS_LIMITED, TEST_SENDS_PER_MINUTE } from '../src/webhooks/deliveries.service.ts';
 
 // The per-endpoint circuit breaker (src/webhooks/breaker.ts) and the cap on test sends (issue 31). One daemon; a

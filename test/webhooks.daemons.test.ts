@@ -2,7 +2,7 @@ import test from 'ava';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil } from './support/receiver.ts';
-import { recordEvent } from '../src/webhooks/events.ts';
+import { recordEvent } from '../src/webhooks/outbox.ts';
 
 // Two daemons over one database, as two dynos would run: every event must still reach each webhook exactly once.
 let app: TestApp;

@@ -3,7 +3,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil, type Received, type Receiver } from './support/receiver.ts';
-import { recordEvent } from '../src/webhooks/events.ts';
+import { recordEvent } from '../src/webhooks/outbox.ts';
 import type { EventType } from '../src/webhooks/catalog.ts';
 import { QUEUES } from '../src/platform/queue.ts';
 

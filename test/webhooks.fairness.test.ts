@@ -2,7 +2,7 @@ import test from 'ava';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil, type Receiver } from './support/receiver.ts';
-import { recordEvent } from '../src/webhooks/events.ts';
+import { recordEvent } from '../src/webhooks/outbox.ts';
 
 // Fair delivery (issue 31): a merchant whose endpoint accepts connections and never answers must not hold back
 // another merchant's deliveries. Two daemons of 8 slots, 2 of each reserved for merchants with fewer than 10

@@ -3,7 +3,7 @@ import { main } from '../src/ops.ts';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil, type Receiver } from './support/receiver.ts';
-import { recordEvent } from '../src/webhooks/events.ts';
+import { recordEvent } from '../src/webhooks/outbox.ts';
 import { MAX_ATTEMPTS } from '../src/webhooks/retry.ts';
 
 // The whole retry schedule compressed 100 000x (about one second), so deliveries fail for good quickly.

@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { EVENT_CATALOG } from '../src/webhooks/catalog.ts';
 import { eventSchemas } from '../src/webhooks/catalog-schemas.ts';
 import { loadOpenApiDocument } from '../src/platform/api-docs.ts';
-import { payloadOf } from '../src/webhooks/events.ts';
+import { payloadOf } from '../src/webhooks/outbox.ts';
 
 // The catalogue's JSON Schemas and examples (GET /v1/webhooks/merchant/events) are generated from docs/openapi.yaml's
 // `webhooks:` section: each stands alone (a merchant validates with it, no OpenAPI tooling), compiles under a strict

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil, type Receiver } from './support/receiver.ts';
-import { recordEvent } from '../src/webhooks/events.ts';
+import { recordEvent } from '../src/webhooks/outbox.ts';
 
 // Webhook self-service with real daemon processes: the per-endpoint rate limit shared by two daemons, and resend,
 // recover and test deliveries queued while no daemon runs and delivered across a SIGKILL.

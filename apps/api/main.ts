@@ -1,3 +1,4 @@
+// The API process: its config, pools, LISTEN connection and HTTP server, started and stopped in order.
 import { once } from 'node:events';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';

@@ -1,3 +1,4 @@
+// The webhook delivery daemon's process: pg-boss and its own pg pool, no ORM.
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { announceReady, fatal, onShutdown } from '../../src/platform/lifecycle.ts';

@@ -1,3 +1,4 @@
+// The worker process: builds the services and starts the worker's queues and schedules.
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { announceReady, fatal, onShutdown } from '../../src/platform/lifecycle.ts';

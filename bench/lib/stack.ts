@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createLogger } from '../../src/platform/logger.ts';
 import { setupDatabase } from '../../src/database.ts';
-import { startEmbeddedPostgres, type EmbeddedDb } from '../../src/platform/embedded-pg.ts';
-import { serverTempDir } from '../../src/platform/embedded-pg-files.ts';
+import { startEmbeddedPostgres, type EmbeddedDb } from '../../src/dev-db/embedded-pg.ts';
+import { serverTempDir } from '../../src/dev-db/embedded-pg-files.ts';
 import { PROCESS_ENV, PROCESS_FLAGS, type App } from '../../src/platform/runtime.ts';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres, ensureDatabase, type EmbeddedDb } from '../../src/platform/embedded-pg.ts';
+import { startEmbeddedPostgres, ensureDatabase, type EmbeddedDb } from '../../src/dev-db/embedded-pg.ts';
 import { PROCESS_ENV, PROCESS_FLAGS, type App } from '../../src/platform/runtime.ts';
 import { childPids, root } from '../../bench/lib/stack.ts';
 

@@ -1,3 +1,4 @@
+// Operator commands of the acquirer (ACQUIRER=apipix): register this service's webhook at the PSP.
 import { OpsError, type Command } from '../platform/ops.ts';
 import { createApiPixClient } from './apipix/client.ts';
 import { apiPixClientOptions } from './index.ts';

@@ -1,3 +1,4 @@
+// The acquirer port's errors: unavailable (retry the same request) or refused (decided, never retried).
 import { HttpError } from '../platform/errors.ts';
 
 // The PSP did not answer (down, timeout, 5xx): nothing was decided there, the same request may be retried.

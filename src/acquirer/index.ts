@@ -1,3 +1,4 @@
+// The acquirer adapter named by ACQUIRER (sandbox or apipix), built from the config.
 import { readFileSync } from 'node:fs';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';

@@ -1,3 +1,4 @@
+// The sandbox acquirer's transfers table (sandbox_transfers), shared by every process.
 import { defineEntity, p } from '@mikro-orm/core';
 import { PIX_KEY_TYPES } from '../pix/keys.ts';
 

@@ -1,3 +1,4 @@
+// The sandbox acquirer: an embedded adapter whose payments, transfers and devoluções a tester drives.
 import { randomBytes } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Job, JobResult, PgBoss } from 'pg-boss';

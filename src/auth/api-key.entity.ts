@@ -1,3 +1,4 @@
+// The api_keys table: a merchant's API keys, stored as a hash and a non-secret prefix.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { User } from './user.entity.ts';

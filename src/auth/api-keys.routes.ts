@@ -1,3 +1,4 @@
+// /v1/api-keys: a user creates, lists and revokes its merchant's API keys (JWT only).
 import { Router } from 'express';
 import { body } from 'express-validator';
 import { validate } from '../platform/validation.ts';

@@ -1,3 +1,4 @@
+// The API keys' use cases: create (the value shown once), list, revoke.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../platform/errors.ts';
 import { ApiKey, type IApiKey } from './api-key.entity.ts';

@@ -1,3 +1,4 @@
+// Operator commands of users: make a user an administrator.
 import { OpsError, type Command } from '../platform/ops.ts';
 import { User } from './user.entity.ts';
 

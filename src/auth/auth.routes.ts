@@ -1,3 +1,4 @@
+// /v1/auth: login (a JWT for a user's e-mail and password).
 import { Router } from 'express';
 import { body } from 'express-validator';
 import { validate } from '../platform/validation.ts';

@@ -1,3 +1,4 @@
+// Authentication's use cases: login, and a bearer credential resolved to its principal.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, ForbiddenError, HttpError, UnauthorizedError } from '../platform/errors.ts';
 import { User, type IUser } from './user.entity.ts';

@@ -1,3 +1,4 @@
+// The middleware that authenticates a request's bearer credential (JWT or API key) and the helpers routes use.
 import passport from 'passport';
 import { Strategy as BearerStrategy, type VerifyFunctionWithRequest } from 'passport-http-bearer';
 import type { RequestHandler } from 'express';

@@ -1,3 +1,4 @@
+// Password hashing (scrypt) and its constant-time check.
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 

@@ -1,3 +1,4 @@
+// What each credential resolves to, kept in memory and forgotten when the database notifies a change.
 import type { Listener } from '../platform/listener.ts';
 
 // The channel the database notifies on when anything a credential resolves to changes: an API key's status, hash or

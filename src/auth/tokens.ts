@@ -1,3 +1,4 @@
+// The JWTs this service signs (HS256) and verifies.
 import jwt from 'jsonwebtoken';
 import { createHash, randomBytes } from 'node:crypto';
 import { hmacKey } from '../platform/hmac-key.ts';

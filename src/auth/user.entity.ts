@@ -1,3 +1,4 @@
+// The users table: who logs in, with its role.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 

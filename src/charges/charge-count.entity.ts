@@ -1,3 +1,4 @@
+// The charge_counts table: append-only counts per merchant and status, the charges listing's total.
 import { defineEntity, p } from '@mikro-orm/core';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { CHARGE_STATUSES } from './charge.entity.ts';

@@ -1,3 +1,4 @@
+// The charges table: a charge, its type (immediate or with a due date), amounts, status and splits.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';

@@ -1,3 +1,4 @@
+// The charges' Prometheus gauges: charges per status, read from the counters.
 import type { Logger } from '../platform/logger.ts';
 import { scrapeGauges, type Registry, type ScrapeQuery } from '../platform/metrics.ts';
 

@@ -1,3 +1,4 @@
+// /v1/charges: create, read, list and cancel charges; the charge's Pix location.
 import { Router } from 'express';
 import { matchedData } from 'express-validator';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';

@@ -1,3 +1,4 @@
+// The charges' use cases: create (prerequisites, splits, due-date terms), read, list, cancel.
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';

@@ -1,3 +1,4 @@
+// Every status change of a charge (paid, expired, canceled, refunded), each one guarded UPDATE.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
@@ -5,7 +6,7 @@ import { pgArray, pgTx } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { postMany, type LedgerTransaction } from '../ledger/ledger.service.ts';
 import { platformFee } from '../money/money.ts';
-import { recordEvents } from '../webhooks/events.ts';
+import { recordEvents } from '../webhooks/outbox.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { chargeRowView } from './charges.view.ts';

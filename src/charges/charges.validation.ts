@@ -1,3 +1,4 @@
+// The charges' request rules (express-validator): creation and the listing's query.
 import { body } from 'express-validator';
 import { idempotencyKeyRule, listQueryRules, singleQuery, whenPresent } from '../platform/validation.ts';
 import { isValidDocument, normalizeDocument } from '../pix/documents.ts';

@@ -1,3 +1,4 @@
+// The customers table: a merchant's payers, reused by document.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';

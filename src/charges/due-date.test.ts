@@ -1,3 +1,4 @@
+// Tests of a due-date charge's amounts (fine, interest, discount, rebate) on the day it is paid.
 import test from 'ava';
 import fc from 'fast-check';
 import { addDays, endOfSaoPauloDay, saoPauloDate } from './due-date.ts';

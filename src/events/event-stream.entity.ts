@@ -1,3 +1,4 @@
+// The event stream's tables: counts per type, positions, pending events and open connections.
 import { defineEntity, p } from '@mikro-orm/core';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { Event } from '../webhooks/event.entity.ts';

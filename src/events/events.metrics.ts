@@ -1,3 +1,4 @@
+// The event stream's Prometheus gauges: events not yet positioned, and how long the oldest waited.
 import { Counter, Gauge } from 'prom-client';
 import type { Logger } from '../platform/logger.ts';
 import { scrapeGauges, type Registry, type ScrapeQuery } from '../platform/metrics.ts';

@@ -1,3 +1,4 @@
+// /v1/events: the merchant's events, listed, read, and streamed (server-sent events).
 import { Router } from 'express';
 import { header, matchedData } from 'express-validator';
 import { merchantIdOf } from '../auth/authenticate.ts';

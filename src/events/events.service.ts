@@ -1,8 +1,9 @@
+// The events' use cases: list and read a merchant's events, as webhooks deliver them.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { countedPage } from '../platform/counters.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { isUuid } from '../platform/base.entity.ts';
-import { eventBody } from '../webhooks/events.ts';
+import { eventBody } from '../webhooks/outbox.ts';
 import { EVENT_BY_ID, EVENT_PAGE, RESOURCE_PAGE, type EventRow } from './events.sql.ts';
 
 export type EventFilter = { type?: string; resourceId?: string };

@@ -1,5 +1,5 @@
 // The events listing and retention (run through MikroORM: `?` parameters), on the events table (written by
-// src/webhooks/events.ts) and, for retention, webhook_deliveries and event_stream_connections. The stream's own
+// src/webhooks/outbox.ts) and, for retention, webhook_deliveries and event_stream_connections. The stream's own
 // statements, on node-postgres, are in stream.sql.ts.
 import type { PageSpec } from '../platform/counters.ts';
 

@@ -1,5 +1,6 @@
+// The worker's event queue: prune events and delivery logs past the retention window.
 import type { Services } from '../platform/services.ts';
-import { QUEUES, WORK_POLLING } from '../platform/queue.ts';
+import { QUEUES, every } from '../platform/queue.ts';
 import { pruneEvents } from './retention.ts';
 
 const EVERY_TEN_MINUTES = '*/10 * * * *';
@@ -11,8 +12,7 @@ export async function registerEvents({ orm, boss, config, logger }: Services): P
     await boss.unschedule(QUEUES.eventsPrune);
     return;
   }
-  await boss.work(QUEUES.eventsPrune, WORK_POLLING, async () => {
+  await every(boss, QUEUES.eventsPrune, EVERY_TEN_MINUTES, async () => {
     await pruneEvents(orm.em.fork(), config.eventRetentionDays, log);
   });
-  await boss.schedule(QUEUES.eventsPrune, EVERY_TEN_MINUTES);
 }

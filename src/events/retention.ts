@@ -1,3 +1,4 @@
+// Events and delivery logs past EVENT_RETENTION_DAYS deleted in batches, oldest first.
 import type { EntityManager, QueryResult } from '@mikro-orm/postgresql';
 import type { Logger } from '../platform/logger.ts';
 import { PRUNE_CONNECTIONS, PRUNE_DELIVERIES, PRUNE_EVENTS } from './events.sql.ts';

@@ -1,3 +1,4 @@
+// The stream's sequencer: gives committed events their position (event_stream.seq).
 import type { PgPool } from '../platform/pg.ts';
 import { NOTIFY_SEQUENCED, SEQUENCE, TRY_SEQUENCER_LOCK } from './stream.sql.ts';
 

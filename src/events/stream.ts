@@ -1,7 +1,8 @@
+// One server-sent event stream: the events after a cursor, then each new one as it is positioned.
 import type { Response } from 'express';
 import { refusalOf, type HeldCredential } from '../auth/auth.service.ts';
 import { AUTH_MESSAGES } from '../platform/errors.ts';
-import { eventBody } from '../webhooks/events.ts';
+import { eventBody } from '../webhooks/outbox.ts';
 import type { EventStreams } from './streams.ts';
 import { AFTER, type StreamRow } from './stream.sql.ts';
 

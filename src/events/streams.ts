@@ -1,3 +1,4 @@
+// The hub of an API process' event streams: who is connected, woken by LISTEN, capped per merchant.
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createPgPool, type PgPool } from '../platform/pg.ts';

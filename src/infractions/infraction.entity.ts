@@ -1,3 +1,4 @@
+// The infractions table: a MED dispute of a paid charge, its status and what it holds.
 import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';

@@ -1,3 +1,4 @@
+// What MED holds of a merchant's money, asked by every movement of it (refunds, withdrawals, credits).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';

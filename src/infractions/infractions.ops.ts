@@ -1,3 +1,4 @@
+// Operator commands of infractions (MED): decide one, list the open ones.
 import { createLogger } from '../platform/logger.ts';
 import { OpsError, type Command, type OpsContext } from '../platform/ops.ts';
 import { decide, type Outcome } from './infractions.states.ts';

@@ -1,3 +1,4 @@
+// /v1/infractions: a merchant's MED disputes and its defence; the sandbox's way to open one.
 import { Router } from 'express';
 import { body, matchedData } from 'express-validator';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';

@@ -1,3 +1,4 @@
+// The infractions' reads: list and get a merchant's infractions.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isUuid } from '../platform/base.entity.ts';
 import { NotFoundError } from '../platform/errors.ts';

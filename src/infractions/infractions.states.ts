@@ -1,10 +1,11 @@
+// Every status change of a MED infraction, with the money it blocks, returns or releases.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, AcquirerInfraction } from '../acquirer/acquirer.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { pgArray } from '../platform/sql.ts';
-import { recordEvent, recordEvents } from '../webhooks/events.ts';
+import { recordEvent, recordEvents } from '../webhooks/outbox.ts';
 import type { EventType } from '../webhooks/catalog.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { markRefunded } from '../charges/charges.states.ts';

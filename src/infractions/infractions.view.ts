@@ -1,3 +1,4 @@
+// An infraction as the API and the webhooks show it.
 import type { InfractionRow } from './infractions.sql.ts';
 
 // The infraction as the API and the webhooks show it (contract: id, chargeId, amount, status, reason, defense,

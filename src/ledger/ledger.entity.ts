@@ -1,3 +1,4 @@
+// The ledger's tables: accounts, transactions and entries (double entry).
 import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';

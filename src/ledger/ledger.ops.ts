@@ -1,3 +1,4 @@
+// Operator commands of the ledger: verify its invariants.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OpsFailure, type Command } from '../platform/ops.ts';
 import * as sql from './ledger.sql.ts';

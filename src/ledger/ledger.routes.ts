@@ -1,3 +1,4 @@
+// /v1/merchants/me/balance: the merchant's balance.
 import { Router } from 'express';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { getBalance } from './ledger.service.ts';

@@ -1,3 +1,4 @@
+// The ledger: accounts, postings (double entry, balances kept beside them) and the balance read.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';

@@ -1,3 +1,4 @@
+// Tests of the statement's CSV as a spreadsheet reads it (pt-BR and en formats).
 import test from 'ava';
 import fc from 'fast-check';
 import { STATEMENT_TYPES } from './statement.ts';

@@ -1,3 +1,4 @@
+// The statement_entries table: a merchant's statement (extrato), one line per transaction.
 import { defineEntity, p } from '@mikro-orm/core';
 import { Merchant } from '../merchants/merchant.entity.ts';
 import { STATEMENT_TYPES } from './statement.ts';

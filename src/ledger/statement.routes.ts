@@ -1,3 +1,4 @@
+// /v1/merchants/me/statement: the statement as JSON pages or a streamed CSV.
 import { Router, type Response } from 'express';
 import { matchedData } from 'express-validator';
 import { Readable } from 'node:stream';

@@ -1,3 +1,4 @@
+// The statement's reads: a time range of a merchant's lines, and its views.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as sql from './statement.sql.ts';
 

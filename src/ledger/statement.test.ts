@@ -1,3 +1,4 @@
+// Tests that every kind of posting the code makes has its statement line.
 import test from 'ava';
 import fc from 'fast-check';
 import { readdirSync, readFileSync } from 'node:fs';

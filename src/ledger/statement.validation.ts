@@ -1,3 +1,4 @@
+// The statement's request rules: dates, format and locale.
 import { listQueryRules, singleQuery } from '../platform/validation.ts';
 import { calendarDateProblem, dateChecks, dateTimeProblem, instantOfDateTime, utcMidnight } from '../platform/dates.ts';
 

@@ -1,3 +1,4 @@
+// The merchants table: a user's merchant, its KYC, acquirer account and fees.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { User } from '../auth/user.entity.ts';

@@ -1,3 +1,4 @@
+// Operator commands of merchants: KYC, acquirer account, fees, status.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
 import { User } from '../auth/user.entity.ts';

@@ -1,3 +1,4 @@
+// /v1/merchants/me: the authenticated merchant.
 import { Router } from 'express';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { getMerchantView, type FeeDefaults } from './merchants.service.ts';

@@ -1,3 +1,4 @@
+// The merchants' use cases and the platform fee of a payment.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import { effectiveFee, type FeeTerms } from '../money/money.ts';

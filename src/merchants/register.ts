@@ -1,3 +1,4 @@
+// /v1/auth/register: a new user and its merchant, created together.
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Router, type RequestHandler } from 'express';

@@ -1,3 +1,4 @@
+// The amount a due-date charge asks on each day (fine, interest, discounts, rebate): examples and properties.
 import test from 'ava';
 import fc from 'fast-check';
 import { addDays, endOfSaoPauloDay } from '../charges/due-date.ts';

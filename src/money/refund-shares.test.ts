@@ -1,3 +1,4 @@
+// Tests of what each split recipient gives back of a refund.
 import test from 'ava';
 import fc from 'fast-check';
 import { refundFee, refundSplitShares, type SplitShare } from './refund-shares.ts';

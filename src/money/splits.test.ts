@@ -1,3 +1,4 @@
+// Tests of the splits' arithmetic (each recipient's share, rounding half up) against an independent route.
 import test from 'ava';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';

@@ -1,3 +1,4 @@
+// /pay/:id: the payer's payment page, its status and its two static files.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';

@@ -1,3 +1,4 @@
+// What the payer's page shows: the charge, its merchant, and a Pix Automático mandate's terms.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { isUuid } from '../platform/base.entity.ts';

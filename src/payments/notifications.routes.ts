@@ -1,3 +1,4 @@
+// The acquirer's payment notifications (webhooks), checked and accepted for settlement.
 import express, { Router } from 'express';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { hmacKey } from '../platform/hmac-key.ts';

@@ -1,3 +1,4 @@
+// The payments' Prometheus metrics: settlement lag and unsettled notifications.
 import { Counter, Histogram } from 'prom-client';
 import type { Registry } from '../platform/metrics.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';

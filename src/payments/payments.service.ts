@@ -1,3 +1,4 @@
+// The payments' entry: accept notified payments (queued for settlement) and simulate one in the sandbox.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';

@@ -1,6 +1,7 @@
+// The worker's payment queues: settle notified payments, record the unsettled, reconcile with a PSP.
 import type { Job } from 'pg-boss';
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
+import { EVERY_MINUTE, QUEUES, WORK_POLLING, every, settleEach, work } from '../platform/queue.ts';
 import type { PaymentMetrics } from './payments.metrics.ts';
 import { settlePayments } from './settlement.ts';
 import { reconcilePayments } from './reconciliation.ts';
@@ -10,7 +11,6 @@ type Settled = PaymentMetrics['settled'];
 const NO_METRICS: PaymentMetrics = { settled: () => {}, unsettled: () => {} };
 
 const SETTLE_BATCH = 50;
-const EVERY_MINUTE = '* * * * *';
 
 // The worker's payment duties: settle notified payments, and record those that could not be; with a PSP, settle the
 // payments it never notified. `metrics` is told of each settled batch and each unsettled notification.
@@ -34,11 +34,10 @@ export async function registerPayments(deps: AcquirerDeps, metrics: PaymentMetri
   );
   if (config.apipix) {
     const windowMs = config.apipix.reconcileWindowSeconds * 1000;
-    await boss.work(QUEUES.paymentsReconcile, WORK_POLLING, async () => {
+    await every(boss, QUEUES.paymentsReconcile, EVERY_MINUTE, async () => {
       const found = await reconcilePayments(ctx, new Date(Date.now() - windowMs), new Date());
       if (found) log.warn({ found }, 'payments never notified by the acquirer: settling them');
     });
-    await boss.schedule(QUEUES.paymentsReconcile, EVERY_MINUTE);
   }
 }
 

@@ -1,3 +1,4 @@
+// Payments the acquirer received but never notified, found and settled.
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
 import { acceptPayments } from './payments.service.ts';
 import * as sql from './payments.sql.ts';

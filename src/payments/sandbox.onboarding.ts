@@ -1,3 +1,4 @@
+// The sandbox's self-service onboarding of a merchant (KYC, acquirer account, a first key).
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';

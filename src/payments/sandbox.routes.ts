@@ -1,3 +1,4 @@
+// /v1/sandbox: simulate a payer's payment, and ready a merchant's sandbox account.
 import { Router } from 'express';
 import { body } from 'express-validator';
 import type { Services } from '../platform/services.ts';

@@ -1,3 +1,4 @@
+// Settlement: confirmed payments paid into their charges, or kept as unmatched to go back.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';

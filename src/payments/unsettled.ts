@@ -1,3 +1,4 @@
+// A notification that exhausted its retries: recorded, never left in a dead letter queue.
 import type { AcquirerDeps, PaymentNotification } from '../acquirer/acquirer.ts';
 import { pixTime } from '../pix/time.ts';
 import { transactional } from '../platform/transaction.ts';

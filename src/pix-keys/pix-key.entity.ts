@@ -1,3 +1,4 @@
+// The pix_keys table: a merchant's own Pix keys.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';

@@ -1,3 +1,4 @@
+// /v1/merchants/me/pix-keys: create, list and delete the merchant's Pix keys.
 import { Router } from 'express';
 import { body } from 'express-validator';
 import type { Services as Deps } from '../platform/services.ts';

@@ -1,8 +1,9 @@
+// The Pix keys' use cases: create, list, delete.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid } from '../platform/base.entity.ts';
-import { recordEvent } from '../webhooks/events.ts';
+import { recordEvent } from '../webhooks/outbox.ts';
 import { PixKey, type IPixKey } from './pix-key.entity.ts';
 import { type PixKeyType } from '../pix/keys.ts';
 import { transactional } from '../platform/transaction.ts';

@@ -1,3 +1,4 @@
+// Tests of the BR Code codec against published payloads.
 import test from 'ava';
 import {
   FALLBACK_MERCHANT_NAME,

@@ -1,3 +1,4 @@
+// CPF and CNPJ: normalised and their check digits validated.
 import { isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils';
 
 // CPF (11 digits) or CNPJ (14 digits), check digits validated; punctuation is accepted and stripped.

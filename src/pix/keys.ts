@@ -1,3 +1,4 @@
+// Pix key formats per type (CPF, CNPJ, e-mail, phone, random): validated and normalised.
 import { isValidCnpj, isValidCpf, isValidEmail } from '@brazilian-utils/brazilian-utils';
 import { validate as isUuid } from 'uuid';
 

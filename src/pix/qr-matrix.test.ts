@@ -1,3 +1,4 @@
+// Tests of the QR code matrix against the qrcode package.
 import test from 'ava';
 import QRCode, { type QRCodeMaskPattern, type QRCodeSegment } from 'qrcode';
 import { createRequire } from 'node:module';

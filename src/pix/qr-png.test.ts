@@ -1,3 +1,4 @@
+// Tests of the QR code PNG: its quiet zone, finder patterns and modules.
 import test from 'ava';
 import { inflateSync } from 'node:zlib';
 import { buildDynamicPix, buildStaticPix } from './brcode.ts';

@@ -1,3 +1,4 @@
+// Tests of the BR Code's text fields: cut without breaking a character.
 import test from 'ava';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

@@ -1,3 +1,4 @@
+// The API docs page's static files, compressed once and served with their hashes.
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';

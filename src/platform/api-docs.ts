@@ -1,3 +1,4 @@
+// /docs: the API reference page (Scalar) over docs/openapi.yaml.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';

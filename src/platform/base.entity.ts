@@ -1,3 +1,4 @@
+// What every table has: a UUID v7 id and UTC timestamps.
 import { defineEntity, p } from '@mikro-orm/core';
 import { v7 as uuidv7 } from 'uuid';
 

@@ -1,3 +1,4 @@
+// WEB_CONCURRENCY: several API processes sharing the port (node:cluster).
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { announceReady } from './lifecycle.ts';

@@ -1,3 +1,4 @@
+// The configuration: every environment variable read and checked, once, at start.
 import { developmentKeyring, NO_KEYS, parseKeyring, SecretKeyError } from './secrets.ts';
 
 // The one place that reads the environment. Every process calls loadConfig() once at start.

@@ -1,3 +1,4 @@
+// Append-only counters for the listings' totals: triggers, folding, and reads.
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
@@ -96,8 +97,6 @@ export function merchantStatusCounts(o: { table: string; counter: string; where?
     },
   ];
 }
-
-export const FOLD_CRON = '* * * * *';
 
 // A listing over `table` (alias `alias`), newest first: `columns` of each row, after optional `joins`. `rows`: a
 // condition on the table's rows the listing keeps (the counter counts only those; a partial index serves the scan).

@@ -1,3 +1,4 @@
+// The ORM (MikroORM): its configuration, creation and migrations.
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { fileURLToPath } from 'node:url';

@@ -1,3 +1,4 @@
+// The domain errors and the HTTP statuses and codes they map to.
 import type { ErrorCode } from './error-codes.ts';
 
 // Domain errors carry the HTTP status they map to and their `code` (error-codes.ts); the error middleware renders

@@ -1,3 +1,4 @@
+// /health and /ready: liveness, and readiness checks of the dependencies.
 import { Router } from 'express';
 import { withTimeout } from './metrics.ts';
 

@@ -1,3 +1,4 @@
+// A text secret as an HMAC KeyObject, made once per process.
 import { createSecretKey, type KeyObject } from 'node:crypto';
 
 /**

@@ -1,3 +1,4 @@
+// HTTP plumbing: request logging, security headers, 404 and the error handler.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';

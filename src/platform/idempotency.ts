@@ -1,3 +1,4 @@
+// Creations with x-idempotency-key: a replay answers the first result, another body is a 409.
 import { createHash } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { ConflictError } from './errors.ts';

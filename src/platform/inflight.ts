@@ -1,3 +1,4 @@
+// Requests not yet answered, counted so a shutdown can wait for them.
 import type { RequestHandler } from 'express';
 
 // Counts requests whose handler has not answered yet, so a shutdown can wait for them before closing the pools

@@ -1,3 +1,4 @@
+// Input every route refuses: a non-JSON body, control characters, lone surrogates.
 import type { RequestHandler } from 'express';
 import { HttpError, ValidationError } from './errors.ts';
 

@@ -1,3 +1,4 @@
+// A process' start and stop: ready announced, signals handled, a fatal error logged and exited.
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 

@@ -1,3 +1,4 @@
+// A process' LISTEN connection, shared by what it wakes, reconnected with backoff.
 import pg from 'pg';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';

@@ -1,3 +1,4 @@
+// The logger (pino), with secrets redacted.
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
 

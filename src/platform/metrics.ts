@@ -1,3 +1,4 @@
+// Prometheus metrics: a registry per process, its scrape server and the process' metrics.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { timingSafeEqual, createHash } from 'node:crypto';

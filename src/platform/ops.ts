@@ -1,3 +1,4 @@
+// The operator CLI's framework: commands, their flags and their results.
 import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';

@@ -1,3 +1,4 @@
+// A database URL's TLS settings (sslmode, root certificate) as node-postgres options.
 import { readFileSync } from 'node:fs';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { ConfigError } from './config.ts';

@@ -1,3 +1,4 @@
+// A plain node-postgres pool, for processes without the ORM (the webhook daemon).
 import pg from 'pg';
 import type { Db } from 'pg-boss';
 import type { Logger } from './logger.ts';

@@ -1,3 +1,4 @@
+// Named (prepared) statements: planned once per connection, unless behind a transaction pooler.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';

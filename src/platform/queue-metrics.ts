@@ -1,3 +1,4 @@
+// The queues' Prometheus gauges, from pg-boss' own counts.
 import type { Logger } from './logger.ts';
 import { scrapeGauges, type Registry, type ScrapeQuery } from './metrics.ts';
 

@@ -1,3 +1,4 @@
+// The job queues (pg-boss): their names, payloads and settings; enqueue, work and every.
 import {
   PgBoss,
   type Db,
@@ -5,20 +6,18 @@ import {
   type JobInsert,
   type JobResult,
   type QueueOptions,
+  type ScheduleOptions,
+  type StopOptions,
+  type ConstructorOptions,
   type WorkHandlerFor,
   type WorkOptions,
 } from 'pg-boss';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-// pg-boss' built-in pool (not re-exported by the package): extended (BossDb) to name its statements and to open its
-// LISTEN connection elsewhere.
-import BossPool from 'pg-boss/dist/db.js';
-import type pg from 'pg';
 import type { Config } from './config.ts';
-import { pgConnection } from './pg-ssl.ts';
+import { bossDb } from './boss-db.ts';
 import { pgTx } from './sql.ts';
-import { poolQuery } from './prepared.ts';
 
 declare const DATA: unique symbol;
 // A queue's name, typed with its jobs' data (a phantom: at run time it is the plain name), so `enqueue` and `work`
@@ -199,11 +198,15 @@ export async function createBoss(
   logger: Logger,
   opts: { supervise?: boolean; schedule?: boolean; listenUrl?: string; prepare?: boolean } = {},
 ): Promise<PgBoss> {
-  const pool = { ...pgConnection(databaseUrl), max: 5 };
-  const { url, ssl } = pool;
   const listenElsewhere = opts.listenUrl && opts.listenUrl !== databaseUrl ? opts.listenUrl : undefined;
-  const boss = new PgBoss({
-    db: new BossDb({ connectionString: url, ssl, max: pool.max }, opts.prepare ?? false, listenElsewhere),
+  const db = bossDb(databaseUrl, {
+    max: 5,
+    prepare: opts.prepare ?? false,
+    listenUrl: listenElsewhere,
+    onError: (err) => boss.emit('error', err as Error), // as pg-boss' own pool's errors reach its `error` event
+  });
+  const boss = new Boss({
+    db,
     schema: BOSS_SCHEMA,
     useListenNotify: opts.listenUrl !== undefined,
     supervise: opts.supervise ?? false,
@@ -226,35 +229,17 @@ export const listenUrlOf = (
 ): string | undefined =>
   config.databasePoolMode === 'transaction' ? (config.databaseDirectUrl ?? undefined) : config.databaseUrl;
 
-/**
- * pg-boss' own pool with its statements named (prepared.ts: its fetch, insert and complete are planned once per
- * connection), unless `prepare` is false (behind a pooler in transaction mode); and with its LISTEN connection opened
- * on another (direct) URL when `listenUrl` is given.
- */
-class BossDb extends BossPool {
-  #listener: BossPool | undefined;
-  readonly #prepare: boolean;
-  constructor(config: ConstructorParameters<typeof BossPool>[0], prepare: boolean, listenUrl?: string) {
-    super(config);
-    this.#prepare = prepare;
-    if (listenUrl) {
-      const { url, ssl } = pgConnection(listenUrl);
-      this.#listener = new BossPool({ connectionString: url, ssl, max: 1, application_name: 'pgboss-listen' });
-      this.#listener.on('error', (err) => this.emit('error', err));
-    }
+// pg-boss over a `db` it was given closes nothing on stop: its pool (boss-db.ts) is ended here, after pg-boss stopped,
+// unless `close: false` (as pg-boss' own pool would be).
+class Boss extends PgBoss {
+  readonly #db: { close: () => Promise<void> };
+  constructor(options: ConstructorOptions & { db: { close: () => Promise<void> } }) {
+    super(options);
+    this.#db = options.db;
   }
-  override async executeSql(text: string, values?: unknown[]) {
-    if (!this.#prepare || !this.opened) return super.executeSql(text, values);
-    return poolQuery((this as unknown as { pool: pg.Pool }).pool, true, text, values);
-  }
-  override async listen(...args: Parameters<BossPool['listen']>): ReturnType<BossPool['listen']> {
-    if (!this.#listener) return super.listen(...args);
-    if (!this.#listener.opened) await this.#listener.open();
-    return this.#listener.listen(...args);
-  }
-  override async close(): Promise<void> {
-    await super.close();
-    if (this.#listener?.opened) await this.#listener.close();
+  override async stop(options: StopOptions = {}): Promise<void> {
+    await super.stop(options);
+    if (options.close ?? true) await this.#db.close();
   }
 }
 
@@ -368,6 +353,23 @@ export function work<T extends object, const O extends WorkOptions>(
   handler: WorkHandlerFor<O, T>,
 ): Promise<string> {
   return boss.work<T, unknown, O>(queue, options, handler);
+}
+
+export const EVERY_MINUTE = '* * * * *';
+
+/**
+ * A scheduled queue: `handler` works it (WORK_POLLING) and pg-boss sends it a job on `cron` (UTC unless `schedule`
+ * names a zone). The handler gets the batch of one job (a scheduled run carries no data; a kicked one may).
+ */
+export async function every<T extends object>(
+  boss: PgBoss,
+  queue: Queue<T>,
+  cron: string,
+  handler: WorkHandlerFor<typeof WORK_POLLING, T>,
+  schedule?: ScheduleOptions,
+): Promise<void> {
+  await work(boss, queue, WORK_POLLING, handler);
+  await boss.schedule(queue, cron, undefined, schedule);
 }
 
 // Runs a batch's jobs concurrently and settles each on its own, so one failure is retried without the others.

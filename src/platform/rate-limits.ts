@@ -1,3 +1,4 @@
+// The API's rate limits: per merchant after authentication, per address before it.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Request, RequestHandler, Response } from 'express';

@@ -1,3 +1,4 @@
+// Secrets at rest (webhook signing secrets): encrypted under named keys, rotated.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 // Secrets at rest (webhook signing secrets): AES-256-GCM under a named key, stored as

@@ -1,3 +1,4 @@
+// The services every process is built from, as one type modules take parts of.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import type { Config } from './config.ts';

@@ -1,3 +1,4 @@
+// A queue worked slot by slot (the webhook daemon's), each slot freed as its job ends.
 import type { Db, Job, PgBoss } from 'pg-boss';
 import type { Logger } from './logger.ts';
 import { HEARTBEAT_SECONDS, type Queue } from './queue.ts';

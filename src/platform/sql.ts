@@ -1,3 +1,4 @@
+// How the code reaches PostgreSQL: the paths, the bridge (pgTx) and the state tables' helpers.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { fromKysely, type Db } from 'pg-boss';
 import type { Query } from './pg.ts';

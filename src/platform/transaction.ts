@@ -1,3 +1,4 @@
+// A use case's transaction, run again on a deadlock or serialization failure.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeadlockException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -1,3 +1,4 @@
+// Request validation (express-validator): the 400 with every field's error, shared rules.
 import type { RequestHandler } from 'express';
 import { header, query, validationResult, type ValidationChain } from 'express-validator';
 import { ValidationError } from './errors.ts';

@@ -1,3 +1,4 @@
+// /portal: the merchant portal's page and its static files.
 import { Router } from 'express';
 import { loadPortalAssets } from './portal.assets.ts';
 import { renderPortalShell } from './portal.html.ts';

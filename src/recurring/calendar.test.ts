@@ -1,3 +1,4 @@
+// Tests of the recurrence calendar against an independent one walked day by day.
 import test from 'ava';
 import fc from 'fast-check';
 import { FREQUENCIES } from './mandate.entity.ts';

@@ -1,3 +1,4 @@
+// /v1/mandates: a merchant's Pix Automático mandates.
 import { Router } from 'express';
 import { matchedData } from 'express-validator';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';

@@ -1,3 +1,4 @@
+// /v1/sandbox/mandates: what a payer would do to a mandate, in the sandbox.
 import { Router } from 'express';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';

@@ -1,3 +1,4 @@
+// The mandates' use cases: read, list, cancel, ask again, a recurrence's location.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import type { Services } from '../platform/services.ts';

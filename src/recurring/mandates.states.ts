@@ -9,7 +9,7 @@ import { NotFoundError } from '../platform/errors.ts';
 import { transactional } from '../platform/transaction.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
-import { recordEvents, type NewEvent } from '../webhooks/events.ts';
+import { recordEvents, type NewEvent } from '../webhooks/outbox.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
 import { MANDATE_TRANSITIONS } from './transitions.ts';
 import { cancelRecurringChargesOfMandate } from './recurring-charges.states.ts';

@@ -1,3 +1,4 @@
+// The worker's mandate queues: a PUSH mandate's request, a mandate's cancellation at the PSP.
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
 import type { MandateRequestJob } from '../platform/queue.ts';

@@ -1,3 +1,4 @@
+// /v1/mandates/:id/charges and /v1/recurring-charges: a mandate's recurring charges.
 import { Router, type Request } from 'express';
 import { matchedData } from 'express-validator';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';

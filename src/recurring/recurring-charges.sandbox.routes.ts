@@ -1,3 +1,4 @@
+// /v1/sandbox/recurring-charges: the payer's PSP settles an attempt, in the sandbox.
 import { Router } from 'express';
 import { matchedData } from 'express-validator';
 import type { Services } from '../platform/services.ts';

@@ -9,7 +9,7 @@ import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/err
 import { pgArray } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
-import { recordEvents } from '../webhooks/events.ts';
+import { recordEvents } from '../webhooks/outbox.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
 import type { MerchantChargeRow } from '../charges/charges.sql.ts';
 import { isUuid } from '../platform/base.entity.ts';

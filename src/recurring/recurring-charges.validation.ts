@@ -1,3 +1,4 @@
+// The recurring charges' request rules: create, list, update, retry.
 import { body } from 'express-validator';
 import { idempotencyKeyRule, isOneOf, listQueryRules, singleQuery } from '../platform/validation.ts';
 import { calendarDateProblem, dateChecks } from '../platform/dates.ts';

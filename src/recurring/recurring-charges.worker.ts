@@ -1,3 +1,4 @@
+// The worker's recurring-charge queue: a cobr's calls to the PSP (apipix).
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
 

@@ -1,3 +1,4 @@
+// The PSP's callbacks about recs and cobrs (apipix), queued to be asked about.
 import express, { Router } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Services } from '../platform/services.ts';

@@ -1,3 +1,4 @@
+// Tests of the day's Pix Automático job: what it charges, run after run.
 import test from 'ava';
 import fc from 'fast-check';
 import { FREQUENCIES } from './mandate.entity.ts';

@@ -10,7 +10,7 @@ import { pgArray, pgTx } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import { effectiveFee, platformFee } from '../money/money.ts';
-import { recordEvents } from '../webhooks/events.ts';
+import { recordEvents } from '../webhooks/outbox.ts';
 import { CHARGE_TRANSITIONS } from '../charges/charges.states.ts';
 import { endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
 import { cycleStart, expiresOn, firstCycleFrom, plusDays, RETRY, WINDOW } from './calendar.ts';

@@ -1,3 +1,4 @@
+// Tests of a recurring charge's money: the fee, the merchant's credit.
 import test from 'ava';
 import fc from 'fast-check';
 import { accounts } from '../ledger/ledger.service.ts';

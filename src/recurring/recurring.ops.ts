@@ -1,3 +1,4 @@
+// Operator commands of Pix Automático: run the day's jobs now.
 import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
 import { isCalendarDate } from '../platform/dates.ts';
 import { saoPauloDate } from '../charges/due-date.ts';

@@ -1,10 +1,10 @@
+// The worker's Pix Automático queues with a PSP: callbacks asked about, and the recent changes polled.
 import type { AcquirerDeps, AcquirerMandate, AcquirerRecurringCharge } from '../acquirer/acquirer.ts';
 import { pgArray } from '../platform/sql.ts';
-import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
+import { EVERY_MINUTE, QUEUES, WORK_POLLING, every, settleEach, work } from '../platform/queue.ts';
 import { applyCallback, applyMandate, applyRecurringCharge, type Applied } from './recurring.callbacks.ts';
 import * as sql from './recurring.callbacks.sql.ts';
 
-const EVERY_MINUTE = '* * * * *';
 const BATCH = 10;
 const PAGE = 100;
 
@@ -26,11 +26,10 @@ export async function registerRecurringPsp(deps: AcquirerDeps): Promise<void> {
     }),
   );
   const windowMs = deps.config.apipix.reconcileWindowSeconds * 1000;
-  await deps.boss.work(QUEUES.recurringPoll, WORK_POLLING, async () => {
+  await every(deps.boss, QUEUES.recurringPoll, EVERY_MINUTE, async () => {
     const counts = await pollRecurring(ctx, new Date(Date.now() - windowMs), new Date());
     if (counts['mandates.applied'] || counts['recurringCharges.applied']) log.info(counts, 'recurring polled');
   });
-  await deps.boss.schedule(QUEUES.recurringPoll, EVERY_MINUTE);
 }
 
 async function* pages<T>(items: AsyncIterable<T>): AsyncGenerator<T[]> {

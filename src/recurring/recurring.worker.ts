@@ -1,5 +1,6 @@
+// The worker's hourly Pix Automático run: the day's automatic charges and expiries.
 import type { Services } from '../platform/services.ts';
-import { QUEUES, WORK_POLLING } from '../platform/queue.ts';
+import { QUEUES, every } from '../platform/queue.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
 import { runDay } from './recurring.daily.ts';
 
@@ -13,10 +14,15 @@ const SCHEDULE = { tz: 'America/Sao_Paulo', missed: 'once' } as const;
 export async function registerRecurring(deps: Services): Promise<void> {
   const { boss, orm } = deps;
   const log = deps.logger.child({ module: 'recurring' });
-  await boss.work(QUEUES.recurringDaily, WORK_POLLING, async () => {
-    const day = saoPauloDate(deps.clock());
-    const done = await runDay(deps, orm.em.fork(), day);
-    if (done.created || done.expired) log.info({ day, ...done }, 'recurring charges created and expiries');
-  });
-  await boss.schedule(QUEUES.recurringDaily, HOURLY, null, SCHEDULE);
+  await every(
+    boss,
+    QUEUES.recurringDaily,
+    HOURLY,
+    async () => {
+      const day = saoPauloDate(deps.clock());
+      const done = await runDay(deps, orm.em.fork(), day);
+      if (done.created || done.expired) log.info({ day, ...done }, 'recurring charges created and expiries');
+    },
+    SCHEDULE,
+  );
 }

@@ -1,3 +1,4 @@
+// The refunds table: a devolução, a merchant's refund or an unmatched payment sent back.
 import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';

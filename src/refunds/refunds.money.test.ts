@@ -1,3 +1,4 @@
+// Tests of refunds' money over a charge's life: what each refund takes and gives back.
 import test from 'ava';
 import fc from 'fast-check';
 import { accounts } from '../ledger/ledger.service.ts';

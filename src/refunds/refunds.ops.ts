@@ -1,3 +1,4 @@
+// Operator commands of money going back to payers: unmatched payments, failed refunds.
 import { OpsUsageError, type Command } from '../platform/ops.ts';
 import { dateFlag } from '../platform/dates.ts';
 import { UNMATCHED_STATUSES } from './unmatched-payment.entity.ts';

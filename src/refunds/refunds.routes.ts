@@ -1,3 +1,4 @@
+// /v1/charges/:id/refunds: a merchant's refunds of a paid charge.
 import { Router, type Request, type Response } from 'express';
 import { body, matchedData } from 'express-validator';
 import type { Services } from '../platform/services.ts';

@@ -1,3 +1,4 @@
+// The refunds' use cases: request a refund (with its splits' reversal), read and list them.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';

@@ -1,3 +1,4 @@
+// Tests of a charge with splits through any sequence of refunds.
 import test from 'ava';
 import fc from 'fast-check';
 import { accounts, type Posting } from '../ledger/ledger.service.ts';

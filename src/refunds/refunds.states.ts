@@ -1,3 +1,4 @@
+// Every status change of a devolução and of an unmatched payment.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, PaymentNotification, RefundResult } from '../acquirer/acquirer.ts';

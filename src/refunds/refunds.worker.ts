@@ -1,9 +1,9 @@
+// The worker's refund queues: send devoluções to the acquirer, reconcile those in progress.
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
-import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
+import { EVERY_MINUTE, QUEUES, WORK_POLLING, every, settleEach, work } from '../platform/queue.ts';
 import { reconcileRefunds, sendRefund } from './refunds.states.ts';
 
 const BATCH = 10;
-const EVERY_MINUTE = '* * * * *';
 
 // The worker's refund duties: send devoluções to the acquirer, and ask it about those still in progress.
 export async function registerRefunds(deps: AcquirerDeps): Promise<void> {
@@ -17,9 +17,8 @@ export async function registerRefunds(deps: AcquirerDeps): Promise<void> {
     { ...WORK_POLLING, batchSize: BATCH, burstWhenBatchFull: true, perJobResults: true },
     (jobs) => settleEach(jobs, (data) => sendRefund(ctx, data.refundId)),
   );
-  await boss.work(QUEUES.refundReconcile, WORK_POLLING, async () => {
+  await every(boss, QUEUES.refundReconcile, EVERY_MINUTE, async () => {
     const summary = await reconcileRefunds(ctx, { olderThanSeconds: config.refundReconcileAfterSeconds });
     if (summary.checked) log.info(summary, 'refunds reconciled');
   });
-  await boss.schedule(QUEUES.refundReconcile, EVERY_MINUTE);
 }

@@ -1,3 +1,4 @@
+// The unmatched_payments table: a received payment that could pay no charge.
 import { defineEntity, p } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Charge } from '../charges/charge.entity.ts';

@@ -1,3 +1,4 @@
+// Express' Request as this service sees it: the authenticated principal on req.user.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 

@@ -1,3 +1,4 @@
+// A webhook whose deliveries all failed for long enough is disabled automatically.
 import type { Query } from '../platform/pg.ts';
 
 /**

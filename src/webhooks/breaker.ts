@@ -1,3 +1,4 @@
+// The per-endpoint circuit breaker, shared by every daemon through webhook_breakers.
 import type { PgPool } from '../platform/pg.ts';
 
 /**

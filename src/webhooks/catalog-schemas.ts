@@ -1,3 +1,4 @@
+// The events' payload schemas, from docs/openapi.yaml, for validators.
 import { loadOpenApiDocument } from '../platform/api-docs.ts';
 import { EVENT_CATALOG, type EventType } from './catalog.ts';
 

@@ -1,3 +1,4 @@
+// The webhook delivery daemon: deliver jobs worked slot by slot, woken by NOTIFY.
 import type { PgBoss } from 'pg-boss';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';

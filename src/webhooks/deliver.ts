@@ -1,3 +1,4 @@
+// One batch of deliveries: rows loaded, POSTs sent, outcomes recorded.
 import type { KeyObject } from 'node:crypto';
 import type { Job, PgBoss } from 'pg-boss';
 import type { Logger } from '../platform/logger.ts';

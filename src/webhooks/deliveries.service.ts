@@ -1,3 +1,4 @@
+// The deliveries' use cases: list a webhook's deliveries, resend one.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import { v7 as uuidv7 } from 'uuid';
@@ -7,7 +8,7 @@ import { deliverJob, enqueueMany, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import type { EventType } from './catalog.ts';
 import type { EventSchema } from './catalog-schemas.ts';
-import { eventBody } from './events.ts';
+import { eventBody } from './outbox.ts';
 import { MAX_ATTEMPTS } from './retry.ts';
 import { newDeliveryId } from './signing.ts';
 import type { IWebhook } from './webhook.entity.ts';

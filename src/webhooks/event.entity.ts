@@ -1,3 +1,4 @@
+// The events table: every event a merchant's change caused.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { countTrigger } from '../platform/counters.ts';

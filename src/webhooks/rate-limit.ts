@@ -1,3 +1,4 @@
+// Per-endpoint rate limits of the deliveries, shared by every daemon.
 import type { PgPool } from '../platform/pg.ts';
 
 /**

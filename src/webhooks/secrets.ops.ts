@@ -1,3 +1,4 @@
+// Operator commands of webhook secrets: re-encrypted under another key.
 import { OpsError, OpsFailure, OpsUsageError, type Command } from '../platform/ops.ts';
 import { open, seal, SecretKeyError } from '../platform/secrets.ts';
 import { COUNT_TO_RESEAL, RESEAL_SECRETS, SECRETS_BY_KEY, SECRETS_TO_RESEAL } from './webhooks.sql.ts';

@@ -1,3 +1,4 @@
+// The HTTP sender of deliveries: one POST, its outcome, its limits.
 import got, { type OptionsInit } from 'got';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { ipLiteral, isPublicAddress, NOT_PUBLIC, publicOnlyLookup } from './url-policy.ts';

@@ -1,3 +1,4 @@
+// The daemon's HMAC keys, decrypted once per webhook secret.
 import type { KeyObject } from 'node:crypto';
 import { open, type Keyring } from '../platform/secrets.ts';
 import { signingKey } from './signing.ts';

@@ -1,3 +1,4 @@
+// Standard Webhooks signing: secrets, signatures and delivery ids.
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 

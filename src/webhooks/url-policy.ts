@@ -1,3 +1,4 @@
+// Where a webhook may point: public addresses only, canonical URLs.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';

@@ -1,3 +1,4 @@
+// The webhooks and webhook_deliveries tables.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';

@@ -1,3 +1,4 @@
+// The deliveries' Prometheus metrics: outcomes and failures.
 import { Counter } from 'prom-client';
 import type { Logger } from '../platform/logger.ts';
 import { scrapeGauges, type Registry, type ScrapeQuery } from '../platform/metrics.ts';

@@ -1,3 +1,4 @@
+// Operator commands of webhooks: failed deliveries replayed.
 import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
 import { deliverJob, enqueueMany, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';

@@ -1,3 +1,4 @@
+// /v1/webhooks/merchant: a merchant's webhooks, their deliveries, tests and secrets.
 import { Router } from 'express';
 import { body, matchedData, type ValidationChain } from 'express-validator';
 import type { Services as Deps } from '../platform/services.ts';

@@ -1,3 +1,4 @@
+// The webhooks' use cases: create, update, delete, list, rotate a secret.
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { createOnce } from '../platform/idempotency.ts';

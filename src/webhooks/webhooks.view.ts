@@ -1,3 +1,4 @@
+// A delivery as the API shows it (its contract status).
 import type { LogRow } from './webhooks.sql.ts';
 
 const iso = (d: Date | string) => new Date(d).toISOString();

@@ -1,3 +1,4 @@
+// The withdrawal_counts table: append-only counts, the withdrawals listing's total.
 import { defineEntity, p } from '@mikro-orm/core';
 import { Merchant } from '../merchants/merchant.entity.ts';
 

@@ -1,3 +1,4 @@
+// The withdrawals table: a merchant's transfer out to a Pix key.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { BaseSchema } from '../platform/base.entity.ts';
 import { Merchant } from '../merchants/merchant.entity.ts';

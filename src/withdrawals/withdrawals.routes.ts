@@ -1,3 +1,4 @@
+// /v1/merchants/me/withdrawals: create, read and list withdrawals.
 import { Router } from 'express';
 import { matchedData } from 'express-validator';
 import type { Services as Deps } from '../platform/services.ts';

@@ -1,3 +1,4 @@
+// The withdrawals' use cases: create (the debit and the send job in one transaction), read, list.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { NotFoundError } from '../platform/errors.ts';

@@ -1,6 +1,7 @@
+// Every status change of a withdrawal, from what the acquirer says of its transfer.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps, TransferResult } from '../acquirer/acquirer.ts';
-import { recordEvent } from '../webhooks/events.ts';
+import { recordEvent } from '../webhooks/outbox.ts';
 import type { EventType } from '../webhooks/catalog.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { Withdrawal, type IWithdrawal, type WithdrawalStatus } from './withdrawal.entity.ts';

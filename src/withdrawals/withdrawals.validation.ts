@@ -1,3 +1,4 @@
+// The withdrawals' request rules.
 import { body } from 'express-validator';
 import { idempotencyKeyRule } from '../platform/validation.ts';
 import { isValidPixKey, normalizePixKey, PIX_KEY_TYPES, type PixKeyType } from '../pix/keys.ts';

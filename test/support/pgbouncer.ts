@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serverTempDir, serverUser } from '../../src/platform/embedded-pg-files.ts';
+import { serverTempDir, serverUser } from '../../src/dev-db/embedded-pg-files.ts';
 import { freePort } from './procs.ts';
 
 export type PgBouncer = { url: string; output: () => string; stop: () => Promise<void> };

@@ -1,3 +1,4 @@
+// Tests of the API Pix cobv (a charge with a due date) as the PSP receives it.
 import test from 'ava';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';

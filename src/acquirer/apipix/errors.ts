@@ -1,3 +1,4 @@
+// The API Pix adapter's errors: what a PSP answer or its absence means for a retry.
 import type { Problema } from './types.ts';
 import { truncateText } from '../../pix/text.ts';
 

@@ -1,3 +1,4 @@
+// Tests of the API Pix adapter's conversions between centavos and the PSP's decimal reais.
 import test from 'ava';
 import { fromJsonNumber, fromWire, MAX_CENTAVOS, toWire } from './money.ts';
 import { createTokenCache } from './token.ts';

@@ -1,3 +1,4 @@
+// The outbox: an event recorded in the transaction of the change that caused it, with its deliveries and their jobs.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db, PgBoss } from 'pg-boss';
 import { v7 as uuidv7 } from 'uuid';
