@@ -2,7 +2,7 @@ import test from 'ava';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { pendingSplits, resolveSplits, splitsFit, type SplitInput } from './splits.ts';
-import { paymentTransactions, splitReference } from './charges.money.ts';
+import { paymentTransactions, splitReference } from '../payments/payment-money.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import { accounts } from '../ledger/ledger.service.ts';
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { accounts, type Posting } from '../ledger/ledger.service.ts';
 import { platformFee } from '../merchants/merchants.service.ts';
 import { resolveSplits, splitsFit, type SplitInput } from '../charges/splits.ts';
-import { paymentTransactions } from '../charges/charges.money.ts';
+import { paymentTransactions } from '../payments/payment-money.ts';
 import { refundFee, refundPostings, type RefundMoney, type RefundStep } from './refunds.money.ts';
 import { refundSplitShares, type SplitShare } from './split-shares.ts';
 
