@@ -85,6 +85,15 @@ module.exports = {
       to: {},
     },
     {
+      name: 'no-foreign-sql',
+      comment:
+        "a module's statements are its own: no file of src/<module>/ imports another module's *.sql.ts (the owner " +
+        'exports a function, or a type from a file of its own; platform has no *.sql.ts: its sql.ts helpers are for all)',
+      severity: 'error',
+      from: { path: '^src/([^/]+)/' },
+      to: { path: '^src/[^/]+/.+\\.sql\\.ts$', pathNot: '^src/$1/' },
+    },
+    {
       name: 'no-test-code-in-production',
       severity: 'error',
       from: { path: '^(src|apps)/', pathNot: '\\.test\\.ts$' },

@@ -20,6 +20,7 @@ import { withdrawalRoutes } from './withdrawals/withdrawals.routes.ts';
 import { pixKeyRoutes } from './pix-keys/pix-keys.routes.ts';
 import { chargeRoutes, pixLocationRoutes } from './charges/charges.routes.ts';
 import { refundRoutes } from './refunds/refunds.routes.ts';
+import { latestRefund } from './refunds/refunds.service.ts';
 import { acquirerNotificationRoutes, apiPixNotificationRoutes } from './payments/notifications.routes.ts';
 import { infractionRoutes, sandboxInfractionRoutes } from './infractions/infractions.routes.ts';
 import { sandboxRoutes } from './payments/sandbox.routes.ts';
@@ -98,7 +99,7 @@ export function createApp(
   app.use('/v1/api-keys', authenticate, apiKeyRoutes(principals));
   app.use('/v1/merchants/me/withdrawals', authenticate, withdrawalRoutes(deps));
   app.use('/v1/merchants/me/pix-keys', authenticate, pixKeyRoutes(deps));
-  app.use('/v1/charges', authenticate, chargeRoutes(deps), refundRoutes(deps));
+  app.use('/v1/charges', authenticate, chargeRoutes(deps, latestRefund), refundRoutes(deps));
   app.use('/v1/infractions', authenticate, infractionRoutes(deps));
   app.use('/v1/mandates', authenticate, mandateRoutes(deps), mandateChargeRoutes(deps));
   app.use('/v1/recurring-charges', authenticate, recurringChargeRoutes(deps));

@@ -7,7 +7,10 @@ import { API_KEY_PREFIX, hashApiKey, jwtExpiresAt, signJwt, verifyJwt } from './
 import type { Principal } from './principal.ts';
 import * as sql from './auth.sql.ts';
 import { hotRead } from '../platform/prepared.ts';
+import type { PgPool } from '../platform/pg.ts';
 import type { PrincipalCache } from './principal-cache.ts';
+
+export type { PrincipalRow } from './auth.sql.ts';
 
 export type AuthResult = { token: string; user: { id: string; email: string; role: string } };
 
@@ -93,6 +96,31 @@ export function holdCredential(token: string, principal: Principal): HeldCredent
   return principal.via === 'apiKey'
     ? { via: 'apiKey', lookup: hashApiKey(token), expiresAt: null }
     : { via: 'jwt', lookup: principal.userId, expiresAt: jwtExpiresAt(token) };
+}
+
+// The statement that resolves one held credential (`$1`: its lookup), for a statement of another module that must read
+// it in its own snapshot (the event stream's page: src/events/stream.sql.ts AFTER).
+export const PRINCIPAL_OF: Record<HeldCredential['via'], string> = {
+  apiKey: sql.PRINCIPAL_BY_API_KEY,
+  jwt: sql.PRINCIPAL_BY_USER,
+};
+
+// What many held credentials resolve to now (an API process' open event streams, checked again together), read on the
+// caller's pool, both kinds at once: each row by `${via}:${lookup}`.
+export async function principalsOf(
+  db: Pick<PgPool, 'query'>,
+  lookups: Record<HeldCredential['via'], string[]>,
+): Promise<Map<string, sql.PrincipalRow>> {
+  const read = async (text: string, values: string[]) =>
+    values.length ? (await db.query<sql.PrincipalRow>(text, [values])).rows : [];
+  const [byKey, byUser] = await Promise.all([
+    read(sql.PRINCIPALS_BY_API_KEYS, lookups.apiKey),
+    read(sql.PRINCIPALS_BY_USERS, lookups.jwt),
+  ]);
+  return new Map<string, sql.PrincipalRow>([
+    ...byKey.map((r) => [`apiKey:${r.key_hash}`, r] as const),
+    ...byUser.map((r) => [`jwt:${r.user_id}`, r] as const),
+  ]);
 }
 
 // Why `held` no longer opens the API for `merchantId`, given its row as read now (undefined: none): the message a

@@ -6,7 +6,14 @@ import type { Services } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { singleQuery, validate } from '../platform/validation.ts';
 import { createChargeRules, listChargesRules } from './charges.validation.ts';
-import { chargeLocation, createCharge, getCharge, listCharges, type CreateChargeInput } from './charges.service.ts';
+import {
+  chargeLocation,
+  createCharge,
+  getCharge,
+  listCharges,
+  type CreateChargeInput,
+  type LatestRefund,
+} from './charges.service.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import { saoPauloDate } from './due-date.ts';
 import { calendarDateProblem, dateChecks } from '../platform/dates.ts';
@@ -14,8 +21,9 @@ import { DUE_DATE_FIELDS } from './due-date.validation.ts';
 
 const INPUT_FIELDS = ['amount', 'description', 'expiresIn', 'customer', 'tracking', 'splits', ...DUE_DATE_FIELDS];
 
-// /v1/charges (spec 4.6, 4.7; contract Charges, Charges with a due date).
-export function chargeRoutes(deps: AcquirerDeps): Router {
+// /v1/charges (spec 4.6, 4.7; contract Charges, Charges with a due date). latestRefund: the refund a charge shows
+// (src/refunds' latestRefund, given by src/app.ts).
+export function chargeRoutes<R>(deps: AcquirerDeps, latestRefund: LatestRefund<R>): Router {
   const router = Router();
   const today = () => saoPauloDate(deps.clock());
 
@@ -49,7 +57,7 @@ export function chargeRoutes(deps: AcquirerDeps): Router {
   });
 
   router.get('/:id', async (req, res) => {
-    res.json({ charge: await getCharge(deps, req.em, merchantIdOf(req), req.params.id, today()) });
+    res.json({ charge: await getCharge(deps, req.em, merchantIdOf(req), req.params.id, today(), latestRefund) });
   });
 
   return router;

@@ -13,18 +13,12 @@ import { enqueue, QUEUES } from '../platform/queue.ts';
 import { effectiveFee, platformFee } from '../money/money.ts';
 import type { Discount, Fine, Interest, Rebate } from '../money/due-terms.ts';
 import { Charge, type ChargeStatus } from './charge.entity.ts';
+import type { ChargeRow } from './charge-row.ts';
 import * as sql from './charges.sql.ts';
 import { addDays, endOfSaoPauloDay, saoPauloDate } from './due-date.ts';
 import { DEFAULT_VALIDITY_DAYS } from './due-date.validation.ts';
 import { pendingSplits, resolveSplits, splitsFit, type ChargeSplit, type SplitInput } from '../money/splits.ts';
-import {
-  chargeRowView,
-  chargeView,
-  creationView,
-  locationView,
-  refundView,
-  type ChargeFields,
-} from './charges.view.ts';
+import { chargeRowView, chargeView, creationView, locationView, type ChargeFields } from './charges.view.ts';
 
 export type CustomerInput = { name: string; document: string; email?: string; phone?: string };
 export type DueDateInput = {
@@ -307,24 +301,29 @@ export async function findCharge(
   em: EntityManager,
   merchantId: string,
   id: string,
-): Promise<sql.ChargeRow> {
+): Promise<ChargeRow> {
   const [charge] = isUuid(id)
-    ? await hotRead<sql.ChargeRow>(em, canPrepare(config), sql.CHARGE_BY_ID, [id, merchantId])
+    ? await hotRead<ChargeRow>(em, canPrepare(config), sql.CHARGE_BY_ID, [id, merchantId])
     : [];
   if (!charge) throw new NotFoundError('Cobrança não encontrada');
   return charge;
 }
 
+// The latest refund of a charge, as the charge shows it (null: none). src/refunds reads and views it (latestRefund,
+// refunds.service.ts), given to chargeRoutes by the composition (src/app.ts): refunds sit above charges.
+export type LatestRefund<R> = (em: EntityManager, chargeId: string) => Promise<R | null>;
+
 // GET /v1/charges/:id: one charge, with its image, tracking and latest refund; amountDue as of `today`.
-export async function getCharge(
+export async function getCharge<R>(
   deps: Pick<Services, 'config'>,
   em: EntityManager,
   merchantId: string,
   id: string,
   today: string,
+  latestRefund: LatestRefund<R>,
 ) {
   const charge = await findCharge(deps, em, merchantId, id);
-  const [refund] = await em.execute<sql.RefundViewRow[]>(sql.LATEST_REFUND, [charge.id]);
+  const refund = await latestRefund(em, charge.id);
   return {
     ...chargeRowView(charge, {
       publicBaseUrl: deps.config.publicBaseUrl,
@@ -332,7 +331,7 @@ export async function getCharge(
       tracking: true,
       today,
     }),
-    refund: refund ? refundView(refund) : null,
+    refund,
   };
 }
 
@@ -343,7 +342,7 @@ export async function listCharges(
   merchantId: string,
   q: { page: number; limit: number; status?: ChargeStatus; today: string },
 ) {
-  const { total, rows } = await countedPage<sql.ChargeRow>(
+  const { total, rows } = await countedPage<ChargeRow>(
     em,
     sql.CHARGE_PAGE,
     { merchant_id: merchantId, status: q.status },

@@ -1,55 +1,14 @@
 // Every statement of the charges module (run through MikroORM: `?` parameters, but those marked `$n`, sent through pgTx
-// and named) and the rows they return: the charges and customers tables, and the latest refund a charge shows (the
-// refunds table, read for the charge's view).
+// and named) and the rows they return: the charges and customers tables (the settlement's pay is src/payments'
+// settle.sql.ts; the latest refund a charge shows, src/refunds').
 import type { PageSpec } from '../platform/counters.ts';
 import { statuses, type Transition } from '../platform/sql.ts';
-import { LISTED, type ChargeStatus, type ChargeType } from './charge.entity.ts';
-import type { Discount, Fine, Interest, Rebate } from '../money/due-terms.ts';
-import type { Components } from '../money/due-date-amounts.ts';
-import type { ChargeSplit } from '../money/splits.ts';
+import { LISTED, type ChargeStatus } from './charge.entity.ts';
+import { PAYER_NAME, type ChargeRow } from './charge-row.ts';
 import { RECURRING_COLUMNS, RECURRING_JOINS } from './recurring.view.ts';
 
 // A transition's statement takes its row of CHARGE_TRANSITIONS (charges.states.ts): `from` guards it, `to` is set.
 type T = Transition<ChargeStatus>;
-
-// The payer's name as the charge was created with (`cu`: its customer, which holds the latest name given for the
-// document; read only for a row written before the charge kept its own). refunds.sql.ts reads a charge with it too.
-export const PAYER_NAME = (charge: string) => `coalesce(${charge}.payer_name, cu.name)`;
-
-// A charges row read with plain SQL (snake_case, timestamps as strings), joined with its customer's columns.
-export type ChargeRow = {
-  id: string;
-  txid: string;
-  qr_code: string;
-  amount: number;
-  fee: number;
-  status: ChargeStatus;
-  description: string;
-  expires_in: number;
-  created_at: string;
-  expires_at: string;
-  tracking?: Record<string, string> | null;
-  end_to_end_id: string | null;
-  paid_at: string | null;
-  canceled_at: string | null;
-  refunded_at: string | null;
-  refunded_amount: number;
-  customer_id: string | null;
-  customer_name: string | null;
-  customer_document: string | null;
-  // a charge with a due date (null on IMMEDIATE) and what its payment paid
-  type: ChargeType;
-  due_date: string | null;
-  validity_after_due_days: number | null;
-  rebate: Rebate | null;
-  discount: Discount | null;
-  fine: Fine | null;
-  interest: Interest | null;
-  paid_amount: number | null;
-  components: Components | null;
-  splits: ChargeSplit[] | null;
-};
-export type MerchantChargeRow = ChargeRow & { merchant_id: string };
 
 // The columns a charge's view reads beyond the immediate charge's (the listing names them with its alias).
 const DUE_DATE_COLUMNS = (a: string) =>
@@ -125,48 +84,6 @@ export const CHARGE_PAGE: PageSpec = {
   joins: 'left join customers cu on cu.id = ch.customer_id',
 };
 
-/**
- * pay: one UPDATE for notifications of distinct charges, sent through pgTx (`$n`, named: prepared.ts). Parameters:
- * arrays of txid, end_to_end_id, amount, paid_at, then, for a charge with a due date, whether the payment is the
- * amount due on its day (with the components the acquirer reported, if any), the fee on it, its components and its
- * splits resolved on its net amount, as JSON; null for an immediate charge, whose splits were resolved at creation.
- * Amounts as bigint: a payment may carry more than any charge, and then pays none.
- * The charges are locked first, in txid order (the UPDATE reaches a row only through `locked`), so two batches sharing
- * charges never wait on each other crosswise. A charge is paid by a payment of its amount (a due-date charge: of the
- * amount due on the payment's day) dated within its validity, when PENDING or when the expiry sweep canceled it after
- * the payment's time.
- */
-export const PAY = (t: T) => `
-  with n as (
-    select *
-      from unnest($1::text[], $2::text[], $3::bigint[], $4::timestamptz[], $5::boolean[], $6::bigint[], $7::jsonb[],
-                  $8::jsonb[])
-           as n(txid, end_to_end_id, amount, paid_at, due_matches, due_fee, due_components, due_splits)
-  ),
-  locked as materialized (
-    select c.id
-      from charges c
-     where c.txid in (select txid from n)
-     order by c.txid
-       for update of c
-  ),
-  paid as (
-    update charges c set status = ${statuses([t.to])}, paid_at = n.paid_at, end_to_end_id = n.end_to_end_id,
-                         canceled_at = null, paid_amount = n.amount, fee = coalesce(n.due_fee, c.fee),
-                         components = n.due_components, splits = coalesce(n.due_splits, c.splits),
-                         updated_at = now()
-      from n
-      join locked on true
-     where locked.id = c.id and c.txid = n.txid and c.expires_at >= n.paid_at
-       and case when c.type = 'DUE_DATE' then coalesce(n.due_matches, false) else c.amount = n.amount end
-       and c.status in (${statuses(t.from)})
-       and (c.status = 'PENDING' or (c.type <> 'RECURRING' and c.canceled_at >= n.paid_at))
-    returning c.*
-  )
-  select paid.*, ${PAYER_NAME('paid')} as customer_name, cu.document as customer_document
-    from paid
-    left join customers cu on cu.id = paid.customer_id`;
-
 // One charge of a merchant, as the listing reads it, with its tracking (GET /v1/charges/:id, the sandbox's pay): a
 // named statement on the ORM's pool (prepared.ts hotRead), `$1` the charge's id, `$2` the merchant's. Never a
 // RECURRING row.
@@ -175,36 +92,6 @@ export const CHARGE_BY_ID = `
     from charges ch
     ${CHARGE_PAGE.joins}
    where ch.id = $1 and ch.merchant_id = $2 and ch.${LISTED}`;
-
-// pay: the terms of the charges with a due date among these txids (what a payment of them must be). `$1`: sent
-// through pgTx (named, prepared.ts), as PAY is.
-export const DUE_TERMS = `
-  select txid, amount, due_date, rebate, discount, fine, interest, fee_bps, fee_fixed, splits
-    from charges
-   where txid = any($1::text[]) and type = 'DUE_DATE'`;
-export type DueTermsRow = Pick<
-  ChargeRow,
-  'txid' | 'amount' | 'rebate' | 'discount' | 'fine' | 'interest' | 'splits'
-> & {
-  due_date: string;
-  fee_bps: number;
-  fee_fixed: number;
-};
-
-// Why a payment paid nothing: the charge of that txid, locked.
-export const CHARGE_FOR_PAYMENT = `
-  select status, type, amount, expires_at, canceled_at, end_to_end_id
-    from charges
-   where txid = ?
-     for update`;
-export type ChargeForPayment = {
-  status: ChargeStatus;
-  type: ChargeType;
-  amount: number;
-  expires_at: Date;
-  canceled_at: Date | null;
-  end_to_end_id: string | null;
-};
 
 // expire, one charge (a payment dated after its expiry arrived before the sweep).
 export const EXPIRE_ONE = (t: T) => `
@@ -255,27 +142,6 @@ export const REFUND = (t: T) => `
   select r.*, ${PAYER_NAME('r')} as customer_name, cu.document as customer_document
     from r
     left join customers cu on cu.id = r.customer_id`;
-
-// A refunds row as a charge's view reads it (the refunds module's rows are a superset).
-export type RefundViewRow = {
-  id: string;
-  amount: number | string; // bigint: node-postgres reads it as text
-  reason: string | null;
-  status: 'PROCESSING' | 'COMPLETED' | 'FAILED';
-  failure_reason: string | null;
-  created_at: string;
-  completed_at: string | null;
-  failed_at: string | null;
-  split_shares: { merchantId: string; amount: number }[] | null;
-};
-
-// The latest refund of a charge (its view).
-export const LATEST_REFUND = `
-  select *
-    from refunds
-   where charge_id = ?
-   order by created_at desc, id desc
-   limit 1`;
 
 // The payload location of a charge (GET /pix/qr/:txid): the charge, its merchant's name and first ACTIVE PIX key,
 // and (a due date) its terms and payer.

@@ -1,5 +1,5 @@
-// The API's view of a charge, and of its latest refund: one mapping for the entity, the values just inserted and raw
-// rows (settlement, refund, listing). A charge shows its refund, so its view is here; src/refunds uses it too.
+// The API's view of a charge: one mapping for the entity, the values just inserted and raw rows (settlement, refund,
+// listing). The refund a charge shows is viewed by src/refunds (refunds.view.ts).
 import { qrPngDataUrl } from '../pix/qr-png.ts';
 import { payerText } from '../pix/text.ts';
 import type { ICharge } from './charge.entity.ts';
@@ -8,7 +8,8 @@ import { amountDueOn, type Components, type DueDateTerms } from '../money/due-da
 import { saoPauloDate } from './due-date.ts';
 import type { ICustomer } from './customer.entity.ts';
 import { asInputs, pendingSplits } from '../money/splits.ts';
-import type { ChargeRow, LocationRow, RefundViewRow } from './charges.sql.ts';
+import type { ChargeRow } from './charge-row.ts';
+import type { LocationRow } from './charges.sql.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const date = (v: string | null) => (v === null ? null : new Date(v));
@@ -164,22 +165,6 @@ export function chargeRowView(r: ChargeRow, opts: ChargeViewOptions): ChargeView
   const customer = r.customer_id ? { id: r.customer_id, name: r.customer_name!, document: r.customer_document! } : null;
   return chargeView(fields, customer, opts);
 }
-
-// A refund (devolução) as the API shows it: inside its charge (the latest), in its charge's list, and as the answer to
-// a refund request.
-export const refundView = (r: RefundViewRow) => ({
-  id: r.id,
-  amount: Number(r.amount), // a bigint column
-  reason: r.reason,
-  // reverseSplits: what each split's recipient gives back of it (empty when the owner bears it all)
-  reverseSplits: r.split_shares !== null,
-  splits: (r.split_shares ?? []).map((s) => ({ merchantId: s.merchantId, amount: s.amount })),
-  status: r.status,
-  failureReason: r.failure_reason,
-  createdAt: new Date(r.created_at).toISOString(),
-  completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null,
-  failedAt: r.failed_at ? new Date(r.failed_at).toISOString() : null,
-});
 
 // The creation's body, whatever happened to the charge since (an idempotent replay answers with it, contract): its
 // amountDue is the one for the day it was created.

@@ -1,7 +1,7 @@
 // The live stream's statements (node-postgres, `$1` parameters: they run on the stream's own pool, src/platform/pg.ts)
 // on event_stream, event_stream_pending and event_stream_connections, reading events for the bodies, and the stream's
-// credential through auth's own statements (auth.sql.ts).
-import { PRINCIPAL_BY_API_KEY, PRINCIPAL_BY_USER, type PrincipalRow } from '../auth/auth.sql.ts';
+// credential through auth's own statement for it (PRINCIPAL_OF, auth.service.ts).
+import { PRINCIPAL_OF, type PrincipalRow } from '../auth/auth.service.ts';
 
 // The sequencer's lock: one transaction at a time in the whole deployment gives positions (sequencer.ts says why).
 export const TRY_SEQUENCER_LOCK = `
@@ -57,7 +57,7 @@ const after = (principal: string) => `
    where s.merchant_id = $2 and s.seq > $3
    order by s.seq
    limit $4`;
-export const AFTER = { apiKey: after(PRINCIPAL_BY_API_KEY), jwt: after(PRINCIPAL_BY_USER) };
+export const AFTER = { apiKey: after(PRINCIPAL_OF.apiKey), jwt: after(PRINCIPAL_OF.jwt) };
 
 // An event of the merchant ($1 id, $2 merchant) and its position: no row, not this merchant's; seq null, committed
 // and not yet positioned.

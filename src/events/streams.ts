@@ -8,8 +8,7 @@ import { HttpError, NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
 import { sequencePass, SEQUENCE_BATCH } from './sequencer.ts';
 import * as sql from './stream.sql.ts';
-import { refusalOf, type HeldCredential } from '../auth/auth.service.ts';
-import { PRINCIPALS_BY_API_KEYS, PRINCIPALS_BY_USERS, type PrincipalRow } from '../auth/auth.sql.ts';
+import { principalsOf, refusalOf, type HeldCredential } from '../auth/auth.service.ts';
 import { PRINCIPALS_CHANNEL } from '../auth/principal-cache.ts';
 
 export const MAX_STREAMS_PER_MERCHANT = 5;
@@ -155,16 +154,7 @@ export function createEventStreams(
       const lookups = (via: HeldCredential['via']) => [
         ...new Set(all.filter((s) => s.credential.via === via).map((s) => s.credential.lookup)),
       ];
-      const read = async (text: string, values: string[]) =>
-        values.length ? (await db.query<PrincipalRow>(text, [values])).rows : [];
-      const [byKey, byUser] = await Promise.all([
-        read(PRINCIPALS_BY_API_KEYS, lookups('apiKey')),
-        read(PRINCIPALS_BY_USERS, lookups('jwt')),
-      ]);
-      const rows = new Map<string, PrincipalRow>([
-        ...byKey.map((r) => [`apiKey:${r.key_hash}`, r] as const),
-        ...byUser.map((r) => [`jwt:${r.user_id}`, r] as const),
-      ]);
+      const rows = await principalsOf(db, { apiKey: lookups('apiKey'), jwt: lookups('jwt') });
       for (const s of all) {
         const refusal = refusalOf(s.credential, rows.get(`${s.credential.via}:${s.credential.lookup}`), s.merchantId);
         if (refusal) s.end(refusal);

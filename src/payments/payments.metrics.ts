@@ -2,7 +2,7 @@
 import { Counter, Histogram } from 'prom-client';
 import type { Registry } from '../platform/metrics.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
-import type { PayOutcome } from '../charges/charges.states.ts';
+import type { PayOutcome } from './settle.ts';
 import type { UnsettledOutcome } from './unsettled.ts';
 
 /**

@@ -2,7 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
-import { payCharges, type PayOutcome } from '../charges/charges.states.ts';
+import { payCharges, type PayOutcome } from './settle.ts';
 import { recordUnmatched, releaseHeld } from '../refunds/refunds.states.ts';
 import type { UnmatchedReason } from '../refunds/unmatched-payment.entity.ts';
 import { coverAfterCredit } from '../infractions/infractions.holds.ts';
@@ -21,8 +21,8 @@ const UNMATCHED: Record<PayOutcome, UnmatchedReason | null> = {
 };
 
 /**
- * Settles confirmed payments in one transaction, down the modules: the charges they pay (src/charges pay, with its
- * ledger split and charge.paid; a recurring charge's RECURRING row: src/recurring marks it PAID, with
+ * Settles confirmed payments in one transaction, down the modules: the charges they pay (settle.ts: the pay
+ * transition of src/charges, with its ledger split and charge.paid; a recurring charge's RECURRING row: src/recurring marks it PAID, with
  * recurring_charge.paid and its ledger transaction), every payment that paid nothing recorded as unmatched, held on suspense and sent back
  * to its payer (src/refunds), and the credits of merchants who owe MED infractions blocked right after (src/infractions).
  * Every centavo that reached the platform's account is either credited to a merchant or returned.

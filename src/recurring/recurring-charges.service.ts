@@ -14,7 +14,7 @@ import { enqueue, enqueueJoined, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import { effectiveFee, platformFee } from '../money/money.ts';
 import { endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
-import { refundView } from '../charges/charges.view.ts';
+import { refundView } from '../refunds/refunds.view.ts';
 import { createRefund, listRefunds, type RefundInput } from '../refunds/refunds.service.ts';
 import type { RecurringChargeStatus } from './recurring-charge.entity.ts';
 import { cycleOf, expiresOn, inWindow, RETRY } from './calendar.ts';

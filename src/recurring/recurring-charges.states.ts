@@ -11,7 +11,7 @@ import { enqueue, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import { recordEvents } from '../webhooks/outbox.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
-import type { MerchantChargeRow } from '../charges/charges.sql.ts';
+import type { MerchantChargeRow } from '../charges/charge-row.ts';
 import { isUuid } from '../platform/base.entity.ts';
 import { ATTEMPT_FAILED_EVENT, FINAL_FAILURE_CODES, RECURRING_CHARGE_TRANSITIONS } from './transitions.ts';
 import { plusDays, RETRY } from './calendar.ts';

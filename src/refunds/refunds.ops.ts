@@ -2,7 +2,7 @@
 import { OpsUsageError, type Command } from '../platform/ops.ts';
 import { dateFlag } from '../platform/dates.ts';
 import { UNMATCHED_STATUSES } from './unmatched-payment.entity.ts';
-import { refundView } from '../charges/charges.view.ts';
+import { refundView } from './refunds.view.ts';
 import * as sql from './refunds.sql.ts';
 
 function limitOf(raw: unknown): number {

@@ -7,11 +7,12 @@ import { createOnce } from '../platform/idempotency.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import { InsufficientFundsError, merchantBalance, post } from '../ledger/ledger.service.ts';
-import { chargeRowView, refundView } from '../charges/charges.view.ts';
+import { chargeRowView } from '../charges/charges.view.ts';
 import { guardOwed, hasOpenInfraction } from '../infractions/infractions.holds.ts';
 import { refundPostings } from './refunds.money.ts';
 import { refundFee, refundSplitShares, type SplitShare } from '../money/refund-shares.ts';
 import * as sql from './refunds.sql.ts';
+import { refundView } from './refunds.view.ts';
 
 const NOT_FOUND = 'Cobrança não encontrada';
 const NOT_PAID = 'Apenas cobranças pagas podem ser estornadas';
@@ -184,4 +185,11 @@ export async function listRefunds(em: EntityManager, merchantId: string, chargeI
   if (!c) throw new NotFoundError(NOT_FOUND);
   const rows = await em.execute<sql.RefundRow[]>(sql.CHARGE_REFUNDS, [c.id]);
   return { refunds: rows.map(sql.refundRow).map(refundView) };
+}
+
+// The latest refund of a charge as the charge shows it (GET /v1/charges/:id; null: none), given to src/charges'
+// chargeRoutes by the composition (src/app.ts).
+export async function latestRefund(em: EntityManager, chargeId: string) {
+  const [refund] = await em.execute<sql.RefundViewRow[]>(sql.LATEST_REFUND, [chargeId]);
+  return refund ? refundView(refund) : null;
 }

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { accounts, type Posting } from '../ledger/ledger.service.ts';
 import { platformFee } from '../money/money.ts';
 import { resolveSplits, splitsFit, type SplitInput } from '../money/splits.ts';
-import { paymentTransactions } from '../charges/charges.money.ts';
+import { paymentTransactions } from '../payments/payment-money.ts';
 import { refundPostings, type RefundMoney, type RefundStep } from './refunds.money.ts';
 import { refundFee, refundSplitShares, type SplitShare } from '../money/refund-shares.ts';
 

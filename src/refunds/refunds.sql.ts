@@ -2,7 +2,7 @@
 // and named) and the rows they return: the refunds and unmatched_payments tables, and the charge a refund reads
 // (locked, with its payer, and its split).
 import { statuses, type Transition } from '../platform/sql.ts';
-import { PAYER_NAME, type MerchantChargeRow } from '../charges/charges.sql.ts';
+import { PAYER_NAME, type MerchantChargeRow } from '../charges/charge-row.ts';
 import type { SplitShare } from '../money/refund-shares.ts';
 
 export type RefundRow = {
@@ -51,6 +51,27 @@ export const SPLITS_REVERSED = `
   select amount, split_shares
     from refunds
    where charge_id = ? and status in ('PROCESSING', 'COMPLETED') and split_shares is not null`;
+
+// A refunds row as a refund's view reads it (refunds.view.ts; RefundRow is a superset).
+export type RefundViewRow = {
+  id: string;
+  amount: number | string; // bigint: node-postgres reads it as text
+  reason: string | null;
+  status: 'PROCESSING' | 'COMPLETED' | 'FAILED';
+  failure_reason: string | null;
+  created_at: string;
+  completed_at: string | null;
+  failed_at: string | null;
+  split_shares: { merchantId: string; amount: number }[] | null;
+};
+
+// The latest refund of a charge (GET /v1/charges/:id shows it: latestRefund, refunds.service.ts).
+export const LATEST_REFUND = `
+  select *
+    from refunds
+   where charge_id = ?
+   order by created_at desc, id desc
+   limit 1`;
 
 // A charge's refunds, newest first (GET /v1/charges/:id/refunds).
 export const CHARGE_REFUNDS = `

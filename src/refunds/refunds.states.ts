@@ -7,10 +7,10 @@ import { pgArray, pgTx } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { refundCompleted } from '../charges/charges.states.ts';
-import { refundView } from '../charges/charges.view.ts';
 import { refundPostings } from './refunds.money.ts';
 import type { UnmatchedReason } from './unmatched-payment.entity.ts';
 import * as sql from './refunds.sql.ts';
+import { refundView } from './refunds.view.ts';
 import { transactional } from '../platform/transaction.ts';
 
 /**

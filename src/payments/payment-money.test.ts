@@ -1,9 +1,9 @@
-// A paid charge's ledger transactions (charges.money.ts): the split's reference, and no centavo created or lost.
+// A paid charge's ledger transactions (payment-money.ts): the split's reference, and no centavo created or lost.
 import test from 'ava';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { resolveSplits, splitsFit, type SplitInput } from '../money/splits.ts';
-import { paymentTransactions, splitReference } from './charges.money.ts';
+import { paymentTransactions, splitReference } from './payment-money.ts';
 import { platformFee } from '../money/money.ts';
 import { accounts } from '../ledger/ledger.service.ts';
 

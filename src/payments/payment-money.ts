@@ -1,5 +1,5 @@
-// The money of a charge's payment, in a pure function (no database): the ledger transactions that pay the owner, the
-// platform and each split's recipient out of what the payer paid.
+// The money of a charge's payment (the settlement's, settle.ts), in a pure function (no database): the ledger
+// transactions that pay the owner, the platform and each split's recipient out of what the payer paid.
 import { createHash } from 'node:crypto';
 import { accounts, type LedgerTransaction } from '../ledger/ledger.service.ts';
 import type { ChargeSplit } from '../money/splits.ts';
