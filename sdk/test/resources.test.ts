@@ -68,7 +68,8 @@ test('charges: create (its own key, or the one given: a repeat is the same charg
   t.like(refund, { amount: 2000, status: 'PROCESSING' });
   const read = await until(
     () => pix.charges.get(sold.id),
-    (c) => c.refund?.status === 'COMPLETED',
+    // the charge and its latest refund are two reads: wait for both to show the completion
+    (c) => c.refund?.status === 'COMPLETED' && c.refundedAmount === 2000,
   );
   t.is(read.refund!.id, refund.id);
   t.is(read.refundedAmount, 2000);
