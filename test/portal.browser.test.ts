@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
+import { watchedPage } from './support/portal-page.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
 import { startReceiver, waitUntil, type Received, type Receiver } from './support/receiver.ts';
 
@@ -60,29 +61,9 @@ function needsChromium(t: ExecutionContext): boolean {
   return false;
 }
 
-// A fresh context and page, recording what would make the portal fail: script errors, CSP violations (console
-// errors), failed responses and any request to another origin. Refusals the test provokes on purpose are allowed.
-async function open(t: ExecutionContext, viewport: { width: number; height: number }) {
-  const context = await browser.newContext({ viewport, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  const elsewhere: string[] = [];
-  const expected = new Set<string>();
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(msg.text());
-  });
-  page.on('response', (res) => {
-    const what = `${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`;
-    if (res.status() >= 400 && !expected.has(what)) problems.push(what);
-  });
-  page.on('request', (req) => {
-    const url = new URL(req.url());
-    if (url.protocol !== 'data:' && url.protocol !== 'blob:' && url.origin !== origin) elsewhere.push(req.url());
-  });
-  return { page, problems, elsewhere, expect: (what: string) => expected.add(what) };
+// A page that records script errors, CSP violations, failed responses and requests to another origin.
+function open(t: ExecutionContext, viewport: { width: number; height: number }) {
+  return watchedPage(t, browser, origin, viewport, { timeoutMs: 10_000 });
 }
 
 async function seriousViolations(page: Page): Promise<string[]> {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
+import { watchedPage } from './support/portal-page.ts';
 import { cpf } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
 import { createCnpjMerchant } from './support/recurring.ts';
@@ -53,25 +54,9 @@ function needsChromium(t: ExecutionContext): boolean {
   return false;
 }
 
-async function open(t: ExecutionContext, viewport: { width: number; height: number }) {
-  const context = await browser.newContext({ viewport, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  const problems: string[] = [];
-  const elsewhere: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(msg.text());
-  });
-  page.on('response', (res) => {
-    if (res.status() >= 400) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
-  });
-  page.on('request', (req) => {
-    const url = new URL(req.url());
-    if (url.protocol !== 'data:' && url.protocol !== 'blob:' && url.origin !== origin) elsewhere.push(req.url());
-  });
-  return { page, problems, elsewhere };
+// A page that records script errors, CSP violations, failed responses and requests to another origin.
+function open(t: ExecutionContext, viewport: { width: number; height: number }) {
+  return watchedPage(t, browser, origin, viewport);
 }
 
 async function seriousViolations(page: Page): Promise<string[]> {

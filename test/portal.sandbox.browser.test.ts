@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startBackground, startTestApp, type TestApp } from './support/app.ts';
+import { watchedPage } from './support/portal-page.ts';
 import { createMerchant } from './support/factories.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 
@@ -59,26 +60,8 @@ function needsChromium(t: ExecutionContext): boolean {
 }
 
 // A page that records script errors, CSP violations, failed responses and requests to another origin.
-async function open(t: ExecutionContext, viewport: { width: number; height: number }) {
-  const context = await browser.newContext({ viewport, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-  t.teardown(() => context.close());
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  const problems: string[] = [];
-  const elsewhere: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) problems.push(msg.text());
-  });
-  page.on('response', (res) => {
-    if (res.status() >= 400) problems.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
-  });
-  page.on('request', (req) => {
-    const url = new URL(req.url());
-    if (url.protocol !== 'data:' && url.protocol !== 'blob:' && url.origin !== origin) elsewhere.push(req.url());
-  });
-  return { page, problems, elsewhere };
+function open(t: ExecutionContext, viewport: { width: number; height: number }) {
+  return watchedPage(t, browser, origin, viewport, { clipboard: true });
 }
 
 async function check(t: ExecutionContext, page: Page, name: string, size: string) {
