@@ -1,8 +1,8 @@
 // Tests of the splits' arithmetic (each recipient's share, rounding half up) against an independent route.
 import test from 'ava';
 import fc from 'fast-check';
-import { randomUUID } from 'node:crypto';
-import { pendingSplits, resolveSplits, splitsFit, type SplitInput } from './splits.ts';
+import { pendingSplits, resolveSplits, splitsFit } from './splits.ts';
+import { recipients, splitList } from '../../test/support/split-lists.ts';
 
 const A = '019ac1d0-7a2b-7c3d-8e4f-5a6b7c8d9e0f';
 const B = '019ac1d0-9b8c-7d6e-9f0a-1b2c3d4e5f60';
@@ -89,24 +89,6 @@ test('splitsFit: fixed amounts plus the exact bps shares within the net, bps at 
 test('a due-date charge waits for its net: bps splits without an amount', (t) => {
   t.deepEqual(pendingSplits([{ merchantId: A, bps: 250 }]), [{ merchantId: A, bps: 250, amount: null }]);
 });
-
-// Split lists that fit a net amount: up to 10 recipients, fixed or bps, drawn then kept only when they fit.
-const recipients = Array.from({ length: 10 }, () => randomUUID());
-const splitList = (net: number) =>
-  fc
-    .array(
-      fc.oneof(
-        fc.record({ kind: fc.constant('bps' as const), v: fc.integer({ min: 1, max: 10_000 }) }),
-        fc.record({ kind: fc.constant('amount' as const), v: fc.integer({ min: 1, max: Math.max(1, net) }) }),
-      ),
-      { minLength: 1, maxLength: 10 },
-    )
-    .map((xs) =>
-      xs.map((x, i): SplitInput =>
-        x.kind === 'bps' ? { merchantId: recipients[i], bps: x.v } : { merchantId: recipients[i], amount: x.v },
-      ),
-    )
-    .filter((xs) => splitsFit(net, xs));
 
 test('property: resolved splits never exceed the net, fixed ones exact, bps ones the rounding or what was left', (t) => {
   fc.assert(

@@ -2,10 +2,11 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { resolveSplits, splitsFit, type SplitInput } from '../money/splits.ts';
+import { resolveSplits } from '../money/splits.ts';
 import { paymentTransactions, splitReference } from './payment-money.ts';
 import { platformFee } from '../money/money.ts';
 import { accounts } from '../ledger/ledger.service.ts';
+import { splitList } from '../../test/support/split-lists.ts';
 
 const OWNER = '019ac1d0-0000-7000-8000-000000000000';
 
@@ -15,24 +16,6 @@ test('the ledger reference of a split is a stable UUID v8 per charge and positio
   t.not(splitReference(id, 0), splitReference(id, 1));
   t.regex(splitReference(id, 3), /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 });
-
-// Split lists that fit a net amount: up to 10 recipients, fixed or bps, drawn then kept only when they fit.
-const recipients = Array.from({ length: 10 }, () => randomUUID());
-const splitList = (net: number) =>
-  fc
-    .array(
-      fc.oneof(
-        fc.record({ kind: fc.constant('bps' as const), v: fc.integer({ min: 1, max: 10_000 }) }),
-        fc.record({ kind: fc.constant('amount' as const), v: fc.integer({ min: 1, max: Math.max(1, net) }) }),
-      ),
-      { minLength: 1, maxLength: 10 },
-    )
-    .map((xs) =>
-      xs.map((x, i): SplitInput =>
-        x.kind === 'bps' ? { merchantId: recipients[i], bps: x.v } : { merchantId: recipients[i], amount: x.v },
-      ),
-    )
-    .filter((xs) => splitsFit(net, xs));
 
 test('property: a payment with splits creates and loses no centavo; each party gets exactly its part', (t) => {
   const payment = fc
