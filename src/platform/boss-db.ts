@@ -2,7 +2,7 @@
 import pg from 'pg';
 import type { Db } from 'pg-boss';
 import { pgConnection } from './pg-ssl.ts';
-import { poolQuery } from './prepared.ts';
+import { clientFor, foreignStatement, planOutdated } from './prepared.ts';
 
 // The settings of pg-boss' built-in pool, kept: its application name, its connect timeout, its LISTEN heartbeat.
 const APPLICATION_NAME = 'pgboss';
@@ -28,7 +28,7 @@ export function bossDb(
 ): BossDb {
   const { url, ssl } = pgConnection(databaseUrl);
   const config = { connectionString: url, ssl, application_name: APPLICATION_NAME, connectionTimeoutMillis };
-  const pool = new pg.Pool({ ...config, max: opts.max });
+  const pool = new pg.Pool({ ...config, max: opts.max, ...clientFor(opts.prepare) });
   pool.on('error', opts.onError);
   let listenConfig: pg.ClientConfig = config;
   if (opts.listenUrl) {
@@ -36,7 +36,15 @@ export function bossDb(
     listenConfig = { ...config, connectionString: other.url, ssl: other.ssl, application_name: 'pgboss-listen' };
   }
   return {
-    executeSql: (text, values) => poolQuery(pool, opts.prepare, text, values),
+    async executeSql(text, values) {
+      foreignStatement(text, values); // named (prepared.ts), when the pool's client names
+      try {
+        return await pool.query(text, values);
+      } catch (err) {
+        if (planOutdated(err)) return pool.query(text, values); // a stale plan: that connection names it afresh
+        throw err;
+      }
+    },
     listen: (channel, onNotification, onReconnect) =>
       listen(listenConfig, channel, onNotification, onReconnect, opts.onError),
     async close() {

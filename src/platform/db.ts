@@ -3,12 +3,12 @@ import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { fileURLToPath } from 'node:url';
 import { pgConnection } from './pg-ssl.ts';
-import { nameInTransactions } from './prepared.ts';
+import { clientFor } from './prepared.ts';
 
 const migrationsPath = fileURLToPath(new URL('../../db/migrations', import.meta.url));
 
 // The ORM's configuration over the given entities (the list is the composition's: src/database.ts). `prepare`: the
-// statements sent through pgTx are named on its connections (prepared.ts nameInTransactions; canPrepare).
+// declared statements are named on its connections (prepared.ts NamingClient; canPrepare).
 export function ormConfig(
   databaseUrl: string,
   entities: Options['entities'],
@@ -18,7 +18,7 @@ export function ormConfig(
   const { url, ssl } = pgConnection(databaseUrl);
   return defineConfig({
     clientUrl: url,
-    driverOptions: prepare ? { ssl, onPoolCreated: nameInTransactions } : { ssl },
+    driverOptions: { ssl, ...clientFor(prepare) },
     entities,
     extensions: [Migrator],
     // migration:create diffs the entities against the live database (no snapshot file to drift).

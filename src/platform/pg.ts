@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Db } from 'pg-boss';
 import type { Logger } from './logger.ts';
 import { pgConnection } from './pg-ssl.ts';
-import { planOutdated, poolQuery, statement } from './prepared.ts';
+import { clientFor, planOutdated, poolQuery, statement } from './prepared.ts';
 
 export type Query = <R = Record<string, unknown>>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
 
@@ -26,7 +26,7 @@ export function createPgPool(
   prepare = false,
 ): PgPool {
   const { url, ssl } = pgConnection(connectionString);
-  const pool = new pg.Pool({ connectionString: url, ssl, max, application_name: name });
+  const pool = new pg.Pool({ connectionString: url, ssl, max, application_name: name, ...clientFor(prepare) });
   // An idle connection dropped by the server: the pool replaces it on the next checkout.
   pool.on('error', (err) => logger.warn({ err }, 'idle database connection lost'));
 
@@ -41,7 +41,7 @@ export function createPgPool(
       client.off('error', onError);
       client.release(err);
     };
-    const query: Query = (text, values) => client.query(statement(prepare, text, values)) as never;
+    const query: Query = (text, values) => client.query(statement(prepare, text, values).text, values) as never;
     try {
       await client.query('begin');
       const result = await work(query, { executeSql: query });

@@ -1,98 +1,109 @@
-// Named (prepared) statements: planned once per connection, unless behind a transaction pooler.
+// Named (prepared) statements: the registry of every statement's name, and the pg client class that sends them named.
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import type { Config } from './config.ts';
 
 /**
  * Named (prepared) statements. A statement sent with a name is parsed and planned once per connection and then only
- * bound and executed: the service's hot statements (pg-boss' fetch, insert and complete, the daemon's updates) are
- * planned in less time than they run, and on a busy machine PostgreSQL spent as much CPU planning as executing.
- * Only statements with parameters are named (their text is fixed, the values vary); a name is the hash of the text,
- * so one text is one name on every connection. Behind a pooler in transaction mode (DATABASE_POOL_MODE=transaction)
- * a statement prepared on one server connection may be executed on another: nothing is named there.
+ * bound and executed: the service's hot statements (pg-boss' fetch, insert and complete, the settlement, the daemon's
+ * updates) are planned in less time than they run, and on a busy machine PostgreSQL spent as much CPU planning as
+ * executing. Every statement of the service is declared once with its name (`statement(name, text)`, sql.ts), so one
+ * text is one name on every connection; pg-boss' own texts are named by their hash as they pass (`foreignStatement`).
+ * The pools' connections are `NamingClient`s (given as node-postgres' documented `Client` pool option, db.ts and
+ * pg.ts), which send a registered text under its name. Behind a pooler in transaction mode
+ * (DATABASE_POOL_MODE=transaction) a statement prepared on one server connection may be executed on another: nothing
+ * is named there (the pools get node-postgres' own Client).
  */
 export const canPrepare = (config: Pick<Config, 'databasePoolMode'>): boolean =>
   config.databasePoolMode !== 'transaction';
 
-const MAX_NAMES = 2000; // distinct texts named per process; past it (texts built from input, a bug) statements go unnamed
-const names = new Map<string, string>();
+const MAX_NAMES = 4000; // distinct texts named per process; past it (texts built from input, a bug) statements go unnamed
+const nameOf = new Map<string, string>(); // text -> name
+const textOf = new Map<string, string>(); // name -> text
 
-function statementName(text: string, values: readonly unknown[] | undefined): string | undefined {
-  if (!values?.length) return undefined;
-  let name = names.get(text);
-  if (name === undefined && names.size < MAX_NAMES)
-    names.set(text, (name = `s${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`));
-  return name;
+// Registers `text` under `name`: the same name for another text is a bug, found when the module loads.
+export function registerStatement(name: string, text: string): void {
+  const known = textOf.get(name);
+  if (known !== undefined && known !== text) throw new Error(`statement ${name} declared twice with two texts`);
+  if (known === undefined && nameOf.size < MAX_NAMES) {
+    nameOf.set(text, name);
+    textOf.set(name, text);
+  }
 }
 
-// A statement as node-postgres takes it: named when it may be (`prepare`). `epoch` tells apart a text prepared again on
-// a connection where its first preparation went stale (nameInTransactions).
-export function statement(prepare: boolean, text: string, values: unknown[] | undefined, epoch = 0): pg.QueryConfig {
-  const name = prepare ? statementName(text, values) : undefined;
-  if (!name) return { text, values };
-  return { name: epoch ? `${name}_${epoch}` : name, text, values };
+// A text written by a library (pg-boss): named by its hash the first time it passes.
+export function foreignStatement(text: string, values: readonly unknown[] | undefined): void {
+  if (!values?.length || nameOf.has(text) || nameOf.size >= MAX_NAMES) return;
+  nameOf.set(text, `s${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`);
 }
 
 // A prepared statement whose tables changed shape under it (a migration while this process runs) fails with this for
-// as long as its connection lives: that connection is discarded and the statement sent again, unnamed.
+// as long as its connection lives under that name.
 export const planOutdated = (err: unknown): boolean =>
   (err as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String(err));
 
-// pool.query, named when it may be (`prepare`). pg-pool discards a connection whose query failed, so a retry after an
-// outdated plan runs on another connection.
+type QueryArgs = [config: unknown, values?: unknown, callback?: unknown];
+
+/**
+ * node-postgres' client, sending a registered text under its name. A name whose plan went stale on this connection (a
+ * migration while the process runs) fails its statement once, as anything may; the connection then names the text
+ * afresh (a new epoch), so the retry (a new transaction, or pg.ts' query) runs it planned anew.
+ */
+export class NamingClient extends pg.Client {
+  #epoch = 0;
+
+  // @ts-expect-error node-postgres' overloads: every form is passed on unchanged but (text, values[]) of a known text
+  override query(...args: QueryArgs): unknown {
+    const [config, values, callback] = args;
+    const name = typeof config === 'string' && Array.isArray(values) ? nameOf.get(config) : undefined;
+    const send = super.query.bind(this) as (...a: unknown[]) => unknown;
+    if (name === undefined) return send(...args);
+    const named = { name: this.#epoch ? `${name}_${this.#epoch}` : name, text: config, values };
+    const stale = (err: unknown) => {
+      if (err && planOutdated(err)) this.#epoch++;
+    };
+    // pg-pool's pool.query passes a callback; everything else awaits the promise
+    if (typeof callback === 'function')
+      return send(
+        named,
+        (err: unknown, res: unknown) => (stale(err), (callback as (e: unknown, r: unknown) => void)(err, res)),
+      );
+    return (send(named) as Promise<pg.QueryResult>).catch((err: unknown) => {
+      stale(err);
+      throw err;
+    });
+  }
+}
+
+// The pool option that names statements when it may (`prepare`), for node-postgres' Pool and MikroORM's driverOptions.
+export const clientFor = (prepare: boolean): { Client?: typeof pg.Client } =>
+  prepare ? { Client: NamingClient as unknown as typeof pg.Client } : {};
+
+// TRANSITIONAL (issue 34, removed once every caller speaks `Statement`s through sql.ts' handles).
 export async function poolQuery(
   pool: pg.Pool,
   prepare: boolean,
   text: string,
   values: unknown[] | undefined,
 ): Promise<pg.QueryResult> {
-  const named = statement(prepare, text, values);
-  if (!named.name) return pool.query(named);
+  if (prepare) foreignStatement(text, values);
   try {
-    return await pool.query(named);
+    return await pool.query(text, values);
   } catch (err) {
     if (planOutdated(err)) return pool.query(text, values);
     throw err;
   }
 }
-
-/**
- * A read on a hot path (authentication, a charge by id), outside any transaction, as a named statement on the ORM's
- * own pool: em.execute writes the values into the text, so PostgreSQL would parse and plan it on every call. `$n`
- * parameters; rows are parsed by the pool's type parsers, as em.execute's are.
- */
-export async function hotRead<R>(em: EntityManager, prepare: boolean, text: string, values: unknown[]): Promise<R[]> {
+export function statement(prepare: boolean, text: string, values: unknown[] | undefined): pg.QueryConfig {
+  if (prepare) foreignStatement(text, values);
+  return { text, values };
+}
+export async function hotRead<R>(
+  em: import('@mikro-orm/postgresql').EntityManager,
+  prepare: boolean,
+  text: string,
+  values: unknown[],
+): Promise<R[]> {
   const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
   return (await poolQuery(pool, prepare, text, values)).rows as R[];
-}
-
-/**
- * Named statements inside MikroORM's transactions. A `$n` statement sent through the bridge (`pgTx`, sql.ts: the
- * settlement's, the ledger's, an event's deliveries, pg-boss' inserts) is marked, and MikroORM's pool names the marked
- * texts on every connection it opens (given as the pool's `onPoolCreated`, db.ts; not behind a transaction pooler).
- * A marked text that went stale on a connection (a migration while this process runs) fails its transaction once, as
- * anything may; that connection then names it afresh (a new epoch), and the retry runs it planned anew.
- */
-const marked = new Set<string>();
-
-export function markNameable(text: string, values: readonly unknown[] | undefined): void {
-  if (values?.length && marked.size < MAX_NAMES) marked.add(text);
-}
-
-type ClientQuery = (config: unknown, values?: unknown, callback?: unknown) => unknown;
-
-export function nameInTransactions(pool: pg.Pool): void {
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as ClientQuery;
-    let epoch = 0;
-    (client as { query: ClientQuery }).query = (config, values, callback) => {
-      if (typeof config !== 'string' || !Array.isArray(values) || callback !== undefined || !marked.has(config))
-        return query(config, values, callback);
-      return (query(statement(true, config, values, epoch)) as Promise<pg.QueryResult>).catch((err: unknown) => {
-        if (planOutdated(err)) epoch++;
-        throw err;
-      });
-    };
-  });
 }

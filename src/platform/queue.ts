@@ -17,7 +17,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { bossDb } from './boss-db.ts';
-import { pgTx } from './sql.ts';
+import { ormSql } from './sql.ts';
 
 declare const DATA: unique symbol;
 // A queue's name, typed with its jobs' data (a phantom: at run time it is the plain name), so `enqueue` and `work`
@@ -255,7 +255,7 @@ async function dbOf(tx: JobTx): Promise<{ db?: Db }> {
   if (tx === null) return {};
   if ('executeSql' in tx) return { db: tx };
   await tx.flush();
-  return { db: pgTx(tx).jobs };
+  return { db: ormSql(tx).jobs };
 }
 
 // The one way to enqueue: a job of `queue`, its data checked against the queue's declaration.

@@ -1,49 +1,94 @@
-// How the code reaches PostgreSQL: the paths, the bridge (pgTx) and the state tables' helpers.
+// How the code speaks to PostgreSQL: named `$n` statements run through one handle, and the state tables' transitions.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { fromKysely, type Db } from 'pg-boss';
-import type { Query } from './pg.ts';
-import { markNameable } from './prepared.ts';
+import { CompiledQuery } from 'kysely';
+import type { Db } from 'pg-boss';
+import { foreignStatement, registerStatement } from './prepared.ts';
 
 /**
- * How the code reaches PostgreSQL, in one place. Two paths, one per kind of process, and a bridge:
- * - MikroORM, in the API, the worker and the CLI: `em.execute(sql, params)` with `?` placeholders (MikroORM inlines the
- *   values, escaped), and entities where they pay (a creation with createOnce, a find by id). Every `<module>.sql.ts`
- *   is written for it unless its header says otherwise.
- * - node-postgres, in the webhook daemon, which carries no ORM (its memory; apps/webhooks): `PgPool` (pg.ts) with `$1`
- *   placeholders bound by the server. The statements it shares with the API and the worker (webhooks.sql.ts: an event's
- *   deliveries are created in the transaction of the change that caused it) are written once, with `$1`.
- * - the bridge, `pgTx(em)`: a MikroORM transaction seen as a PgPool transaction, `{ query, jobs }`, over the same
- *   connection: `query` runs the `$1` statements, `jobs` is the pg-boss `db` that makes a job commit with the rows
- *   (`enqueue`, queue.ts).
- * Statements with `$1` parameters outside MikroORM are named (prepared once per connection, prepared.ts), and so are
- * the API's reads on every request (`hotRead`: the credential, a charge by id), sent on MikroORM's own pool, and the
- * `$1` statements sent through the bridge (the settlement's, the ledger's posting, pg-boss' inserts: prepared.ts
- * nameInTransactions).
+ * One dialect. Every statement is a constant `{ name, text }` declared with `statement()` in its module's `*.sql.ts`,
+ * written with `$1` placeholders that PostgreSQL binds (a JS array binds as a PostgreSQL array: `= any($1::uuid[])`,
+ * `unnest($1::int[])`; an object or an array meant as json is passed `JSON.stringify`ed), and run through one handle,
+ * `Sql`: `query` (the rows), `run` (the rows it changed) and `tx` (a transaction, whose handle also carries `jobs`,
+ * the pg-boss `db` that makes a job commit with the rows: queue.ts `enqueue`). Two handles, one per kind of process:
+ * - `ormSql(em)`, on MikroORM's connection, in the API, the worker and the CLI: inside `em`'s transaction when it is in
+ *   one, so statements and entities (a creation with createOnce, a find by id) commit together;
+ * - `createPgPool` (pg.ts), a plain node-postgres pool, in the webhook daemon and the event streams, which carry no
+ *   ORM (their memory).
+ * Every declared statement goes named (prepared once per connection, prepared.ts) unless behind a transaction pooler.
+ * No code outside `*.sql.ts` writes SQL, and nothing but this file and pg.ts calls a driver (eslint `local/sql-home`).
  */
-export function pgTx(em: EntityManager): { query: Query; jobs: Db } {
-  const kysely = fromKysely(em.getKysely());
-  const jobs: Db = {
-    executeSql(text, values) {
-      markNameable(text, values); // prepared once per connection (prepared.ts nameInTransactions)
-      return kysely.executeSql(text, values);
-    },
-  };
-  // pg-boss types its rows `any[]`; Query lets the caller name them
-  return { query: jobs.executeSql as Query, jobs };
+export type Statement = { readonly name: string; readonly text: string };
+
+// Declares a statement: its name is its prepared statement's on every connection, and must be unique.
+export function statement(name: string, text: string): Statement {
+  registerStatement(name, text);
+  return { name, text };
 }
 
-// A state table's transition: the statuses its guarded UPDATE may start from, and the one it sets.
-export type Transition<S extends string> = { readonly from: readonly S[]; readonly to: S };
+export type Row = Record<string, unknown>;
 
-// Statuses as SQL literals, for a guarded UPDATE built from its state table (`set status = ${statuses([t.to])} …
-// where status in (${statuses(t.from)})`): constants of the table, never input, and checked to be plain names.
+export type Sql = {
+  // The rows the statement returned.
+  query: <R = Row>(s: Statement, values?: readonly unknown[]) => Promise<R[]>;
+  // How many rows the statement inserted, updated or deleted.
+  run: (s: Statement, values?: readonly unknown[]) => Promise<number>;
+  // One transaction (or the one already open: `work` runs inside it).
+  tx: <T>(work: (sql: SqlTx) => Promise<T>) => Promise<T>;
+};
+
+// A handle inside a transaction: `jobs` is that transaction as pg-boss' `db`.
+export type SqlTx = Sql & { readonly jobs: Db };
+
+/**
+ * The handle on MikroORM's connection: `em`'s transaction when it is in one (statements, entities and jobs commit
+ * together), else the ORM's pool (a statement each). Rows are parsed by the pool's type parsers, as the ORM's are.
+ */
+export function ormSql(em: EntityManager): SqlTx {
+  const exec = (text: string, values: readonly unknown[] = []) =>
+    em.getKysely().executeQuery<Row>(CompiledQuery.raw(text, [...values]));
+  return {
+    query: async <R = Row>(s: Statement, values?: readonly unknown[]) => (await exec(s.text, values)).rows as R[],
+    run: async (s, values) => Number((await exec(s.text, values)).numAffectedRows ?? 0n),
+    tx: (work) => em.transactional((tx) => work(ormSql(tx))),
+    jobs: {
+      async executeSql(text, values) {
+        foreignStatement(text, values); // pg-boss' insert, named too (prepared.ts)
+        return { rows: [...(await exec(text, values)).rows] };
+      },
+    },
+  };
+}
+
+/**
+ * A state table's transition: the statuses its guarded UPDATE may start from, the one it sets, and the event it
+ * records (one of the nine, or the module's own) when it has one (`null`: none). Every status change of the service is a row of its
+ * table's transitions (`<module>.states.ts` or `transitions.ts`); its statement is written from the row
+ * (`set status = ${to(t)} … where status in (${from(t)})`), never with a status of its own (test/transitions.test.ts).
+ */
+export type Transition<S extends string, E extends string = string> = {
+  readonly from: readonly S[];
+  readonly to: S;
+  readonly event?: E | null;
+};
+
+// Statuses as SQL literals: constants of the tables, never input, and checked to be plain names.
 export function statuses(list: readonly string[]): string {
   for (const s of list) if (!/^[A-Z_]+$/.test(s)) throw new Error(`not a status: ${s}`);
   return list.map((s) => `'${s}'`).join(', ');
 }
 
-// A PostgreSQL array literal for one bound parameter (`?::uuid[]`): MikroORM expands a JS array parameter into a
-// list of parameters (for `in (?)`), so arrays meant for unnest()/any() travel as one literal instead.
+// The status a transition sets, and the ones it starts from, as SQL literals.
+export const to = (t: Transition<string>): string => statuses([t.to]);
+export const from = (t: Transition<string>): string => statuses(t.from);
+
+// TRANSITIONAL (issue 34, removed once every caller speaks `Statement`s through ormSql).
+export function pgTx(em: EntityManager): {
+  query: <R = Row>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
+  jobs: Db;
+} {
+  const { jobs } = ormSql(em);
+  return { query: jobs.executeSql as never, jobs };
+}
 export function pgArray(values: readonly (string | number | null)[]): string {
   const item = (v: string | number | null) => (v === null ? 'NULL' : `"${String(v).replace(/[\\"]/g, '\\$&')}"`);
   return `{${values.map(item).join(',')}}`;
