@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import sqlLayout from './lint/sql-layout.js';
 import openingLine from './lint/opening-line.js';
+import sqlHome from './lint/sql-home.js';
 
 export default tseslint.config(
   {
@@ -66,5 +67,20 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'apps/**/*.ts', 'scripts/**/*.ts'],
     plugins: { opening: { rules: { 'opening-line': openingLine } } },
     rules: { 'opening/opening-line': 'error' },
+  },
+  {
+    // one SQL dialect: statements only in *.sql.ts, run only through the handles of these files
+    files: ['src/**/*.ts', 'apps/**/*.ts', 'scripts/**/*.ts'],
+    // not the service's data: the test runner's and the development database's administration of a server
+    ignores: ['**/*.test.ts', 'scripts/test.ts', 'src/dev-db/**'],
+    plugins: { sql: { rules: { home: sqlHome } } },
+    rules: {
+      'sql/home': [
+        'error',
+        {
+          handles: ['src/platform/sql.ts', 'src/platform/pg.ts', 'src/platform/boss-db.ts', 'src/platform/prepared.ts'],
+        },
+      ],
+    },
   },
 );
