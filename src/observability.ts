@@ -1,17 +1,15 @@
 // The API's probes (health, readiness) and its /metrics.
 import { Router, type RequestHandler } from 'express';
 import type { Deps } from './deps.ts';
-import { createRegistry, httpMetrics, metricsHandler, type ScrapeQuery } from './platform/metrics.ts';
+import { createRegistry, httpMetrics, metricsHandler } from './platform/metrics.ts';
 import { healthRoutes } from './platform/health.ts';
 import { queueMetrics } from './platform/queue-metrics.ts';
 import { chargeMetrics } from './charges/charges.metrics.ts';
 import { failedDeliveries } from './webhooks/webhooks.metrics.ts';
 import { eventStreamMetrics } from './events/events.metrics.ts';
 import type { EventStreams } from './events/streams.ts';
-
-const PGBOSS_VERSION = `
-  select version
-    from pgboss.version`;
+import { ormSql } from './platform/sql.ts';
+import { PGBOSS_VERSION, SELECT_1 } from './observability.sql.ts';
 
 /**
  * The API's probes and metrics. /metrics carries this process' HTTP and Node metrics plus gauges read from the
@@ -23,15 +21,15 @@ export function observability(
   streams: EventStreams,
 ): { middleware: RequestHandler; routes: Router } {
   const registry = createRegistry();
-  const query: ScrapeQuery = (sql, params) => orm.em.getConnection().execute(sql, params as never[]);
+  const { query } = ormSql(orm.em.fork());
   queueMetrics(registry, query, logger);
   chargeMetrics(registry, query, logger);
   failedDeliveries(registry, query, logger);
   eventStreamMetrics(registry, query, logger, streams);
   const routes = healthRoutes({
-    database: () => query('select 1'),
+    database: () => query(SELECT_1),
     // through pg-boss' own pool: the queue schema is there and its connections work
-    queue: () => boss.getDb().executeSql(PGBOSS_VERSION),
+    queue: () => boss.getDb().executeSql(PGBOSS_VERSION.text),
   });
   routes.get('/metrics', metricsHandler(registry, config.metricsToken));
   return { middleware: httpMetrics(registry), routes };

@@ -1,11 +1,7 @@
 // The charges' Prometheus gauges: charges per status, read from the counters.
 import type { Logger } from '../platform/logger.ts';
 import { scrapeGauges, type Registry, type ScrapeQuery } from '../platform/metrics.ts';
-
-const BY_STATUS = `
-  select status, sum(count) as n
-    from charge_counts
-   group by status`;
+import { BY_STATUS } from './charges.metrics.sql.ts';
 
 // Charges per status, from the append-only counters (charge_counts: about one row per merchant and status after the
 // minute's fold), never a count over charges.

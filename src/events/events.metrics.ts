@@ -3,13 +3,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { Logger } from '../platform/logger.ts';
 import { scrapeGauges, type Registry, type ScrapeQuery } from '../platform/metrics.ts';
 import type { EventStreams } from './streams.ts';
-
-// Events committed and not yet positioned for the stream, and for how long the oldest has waited: a sequencer that
-// keeps up shows a few at most, for milliseconds.
-const PENDING = `
-  select count(*) as n, coalesce(extract(epoch from now() - min(e.created_at)), 0) as age
-    from event_stream_pending p
-    join events e on e.id = p.event_id`;
+import { PENDING } from './events.metrics.sql.ts';
 
 // The API's event stream metrics: this process' open streams and events written, and (from the database) the
 // positioning backlog of the whole deployment.

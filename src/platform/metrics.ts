@@ -1,4 +1,5 @@
 // Prometheus metrics: a registry per process, its scrape server and the process' metrics.
+import type { Sql } from './sql.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { timingSafeEqual, createHash } from 'node:crypto';
@@ -16,7 +17,7 @@ export function createRegistry(): Registry {
 }
 
 // What a scrape-time gauge reads with: rows of a cheap query.
-export type ScrapeQuery = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
+export type ScrapeQuery = Sql['query'];
 
 // A scrape waits at most this long for the database: a slow or unreachable one empties the DB-derived gauges.
 export const SCRAPE_TIMEOUT_MS = 2000;

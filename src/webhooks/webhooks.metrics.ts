@@ -2,6 +2,7 @@
 import { Counter } from 'prom-client';
 import type { Logger } from '../platform/logger.ts';
 import { scrapeGauges, type Registry, type ScrapeQuery } from '../platform/metrics.ts';
+import { FAILED_7D } from './webhooks.metrics.sql.ts';
 
 // What became of one attempt (or of a delivery canceled before its attempt), as recorded in webhook_deliveries.
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'canceled';
@@ -17,11 +18,6 @@ export function deliveryOutcomes(registry: Registry): (outcome: DeliveryOutcome,
   for (const outcome of ['succeeded', 'retrying', 'failed', 'canceled']) counter.inc({ outcome }, 0); // every series from the start
   return (outcome, n) => counter.inc({ outcome }, n);
 }
-
-const FAILED_7D = `
-  select count(*) as n
-    from webhook_deliveries
-   where status = 'FAILED' and created_at > now() - interval '7 days'`;
 
 // Failed for good recently, for the API's /metrics (a daemon on a platform that cannot scrape it): the partial index
 // webhook_deliveries_failed_idx (created_at) where status = 'FAILED' reads only failed rows.
