@@ -46,9 +46,18 @@ export type SqlTx = Sql & { readonly jobs: Db };
 export function ormSql(em: EntityManager): SqlTx {
   const exec = (text: string, values: readonly unknown[] = []) =>
     em.getKysely().executeQuery<Row>(CompiledQuery.raw(text, [...values]));
+  // the driver's error as MikroORM's exception (UniqueConstraintViolationException, DeadlockException…), as the ORM's
+  // own statements throw it, its code and fields kept: createOnce and transactional tell them apart by class
+  const ours = async (s: Statement, values: readonly unknown[] | undefined) => {
+    try {
+      return await exec(s.text, values);
+    } catch (err) {
+      throw em.getDriver().convertException(err as Error);
+    }
+  };
   return {
-    query: async <R = Row>(s: Statement, values?: readonly unknown[]) => (await exec(s.text, values)).rows as R[],
-    run: async (s, values) => Number((await exec(s.text, values)).numAffectedRows ?? 0n),
+    query: async <R = Row>(s: Statement, values?: readonly unknown[]) => (await ours(s, values)).rows as R[],
+    run: async (s, values) => Number((await ours(s, values)).numAffectedRows ?? 0n),
     tx: (work) => em.transactional((tx) => work(ormSql(tx))),
     jobs: {
       async executeSql(text, values) {
