@@ -2,7 +2,7 @@
 // Pix Automático). Each is one guarded UPDATE (`where status in (from)`) written from its row in the `*.sql.ts` files,
 // with its event (`t.event`) in the same transaction.
 import type { Transition } from '../platform/sql.ts';
-import type { MandateStatus, REQUEST_STATUSES } from './mandate.entity.ts';
+import { REQUEST_STATUSES, type MandateStatus } from './mandate.entity.ts';
 import type { RecurringChargeStatus } from './recurring-charge.entity.ts';
 
 export const MANDATE_TRANSITIONS = {
@@ -15,8 +15,8 @@ export const MANDATE_TRANSITIONS = {
 } as const satisfies Record<string, Transition<MandateStatus>>;
 
 export type RequestStatus = (typeof REQUEST_STATUSES)[number];
-const ANY_REQUEST = ['SENT', 'ACCEPTED', 'REJECTED', 'EXPIRED', 'CANCELED'] as const;
-const besides = <S extends RequestStatus>(s: S) => ANY_REQUEST.filter((r): r is Exclude<RequestStatus, S> => r !== s);
+const besides = <S extends RequestStatus>(s: S) =>
+  REQUEST_STATUSES.filter((r): r is Exclude<RequestStatus, S> => r !== s);
 
 /**
  * A PUSH mandate's `request_status` (no events: the mandate's own status carries the outcome). Its request follows its
