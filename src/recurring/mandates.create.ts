@@ -8,6 +8,7 @@ import { BusinessRuleError, ForbiddenError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { transactional } from '../platform/transaction.ts';
+import { ormSql } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { createCharge, PREREQUISITE_MESSAGES } from '../charges/charges.service.ts';
 import type { AutoCharge, PayerAccount } from './mandate.entity.ts';
@@ -42,7 +43,7 @@ const MAX_CHARGE_EXPIRES_IN = 604_800;
 
 // 403: a CPF merchant; otherwise every missing charge prerequisite, named as charges name them (null: none missing).
 async function merchantProblem(em: EntityManager, merchantId: string): Promise<ForbiddenError | null> {
-  const [m] = await em.execute<sql.MerchantForMandate[]>(sql.MERCHANT_FOR_MANDATE, [merchantId]);
+  const [m] = await ormSql(em).query<sql.MerchantForMandate>(sql.MERCHANT_FOR_MANDATE, [merchantId]);
   if (m.document.length !== 14) return new ForbiddenError(CNPJ_ONLY, 'cnpj_required');
   const missing = [
     m.kyc_status !== 'APPROVED' && PREREQUISITE_MESSAGES.kyc,
@@ -80,7 +81,7 @@ async function chargeOfJourney(
   idempotencyKey: string | undefined,
 ): Promise<{ id: string; txid: string; amount: number | null } | null> {
   if (input.journey === 'DUE_DATE_QR') {
-    const [c] = await em.execute<{ id: string; txid: string }[]>(sql.DUE_DATE_CHARGE, [
+    const [c] = await ormSql(em).query<{ id: string; txid: string }>(sql.DUE_DATE_CHARGE, [
       input.chargeId,
       merchant.id,
       input.customer.document,
@@ -129,7 +130,10 @@ export async function createMandate(
   const request = { ...input, expiresIn, retryPolicy, ...(autoCharge ? { autoCharge } : {}) };
   const { result, replayed } = await createOnce(idempotencyKey, request, {
     async find() {
-      const [row] = await em.fork().execute<sql.MandateRow[]>(sql.BY_IDEMPOTENCY_KEY, [merchant.id, idempotencyKey]);
+      const [row] = await ormSql(em.fork()).query<sql.MandateRow>(sql.BY_IDEMPOTENCY_KEY, [
+        merchant.id,
+        idempotencyKey,
+      ]);
       return row ? { row, requestHash: row.request_hash } : null;
     },
     replay: (prior) => mandateView(prior.row, publicBaseUrl),
@@ -158,7 +162,9 @@ export async function createMandate(
       const createdAt = deps.clock();
       const requestId = input.journey === 'PUSH' ? requestIdFor(created.recId) : null;
       const row = await transactional(em, async (tx) => {
-        const [inserted] = await tx.execute<sql.MandateRow[]>(sql.INSERT_MANDATE, [
+        // a concurrent creation under the same key: MikroORM's UniqueConstraintViolationException, which createOnce
+        // answers as a replay (ormSql passes the driver's error on as it is)
+        const insert = ormSql(tx).query<sql.MandateRow>(sql.INSERT_MANDATE, [
           id,
           createdAt,
           createdAt,
@@ -186,9 +192,10 @@ export async function createMandate(
           JSON.stringify([{ status: 'CREATED', at: createdAt.toISOString() }]),
           idempotencyKey ?? null,
           requestHash,
-          merchant.id,
-          merchant.id,
         ]);
+        const [inserted] = await insert.catch((err: Error) => {
+          throw tx.getDriver().convertException(err);
+        });
         // a prerequisite went away meanwhile (the PSP's mandate, never approved, expires there)
         if (!inserted) {
           const problem = await merchantProblem(tx, merchant.id);

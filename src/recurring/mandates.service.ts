@@ -5,6 +5,7 @@ import type { Services } from '../platform/services.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid } from '../platform/base.entity.ts';
 import { countedPage } from '../platform/counters.ts';
+import { ormSql } from '../platform/sql.ts';
 import { transactional } from '../platform/transaction.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import type { MandateStatus } from './mandate.entity.ts';
@@ -15,7 +16,7 @@ import { requestIdFor } from './mandates.create.ts';
 
 // The merchant's mandates: read, listed, cancelled, asked again (PUSH), and a recurrence's location.
 async function ofMerchant(em: EntityManager, merchantId: string, id: string): Promise<sql.MandateRow> {
-  const [row] = isUuid(id) ? await em.execute<sql.MandateRow[]>(sql.OF_MERCHANT, [id, merchantId]) : [];
+  const [row] = isUuid(id) ? await ormSql(em).query<sql.MandateRow>(sql.OF_MERCHANT, [id, merchantId]) : [];
   if (!row) throw new NotFoundError(MANDATE_NOT_FOUND);
   return row;
 }
@@ -44,11 +45,13 @@ export async function listMandates(
     );
     return { page: q.page, limit: q.limit, total, mandates: rows.map(view) };
   }
-  const of = [merchantId, q.customerDocument, q.status ?? null, q.status ?? null];
-  const [{ total }] = await em.execute<{ total: string }[]>(sql.COUNT_OF_CUSTOMER, of);
+  const of = [merchantId, q.customerDocument, q.status ?? null];
+  const [{ total }] = await ormSql(em).query<{ total: string }>(sql.COUNT_OF_CUSTOMER, of);
   const offset = (q.page - 1) * q.limit;
   const rows =
-    offset < Number(total) ? await em.execute<sql.MandateRow[]>(sql.PAGE_OF_CUSTOMER, [...of, q.limit, offset]) : [];
+    offset < Number(total)
+      ? await ormSql(em).query<sql.MandateRow>(sql.PAGE_OF_CUSTOMER, [...of, q.limit, offset])
+      : [];
   return { page: q.page, limit: q.limit, total: Number(total), mandates: rows.map(view) };
 }
 
@@ -96,7 +99,7 @@ export async function requestAgain(
     );
   const requestId = requestIdFor(m.rec_id);
   return transactional(em, async (tx) => {
-    const [moved] = await tx.execute<sql.MandateRow[]>(sql.NEW_REQUEST, [requestId, m.id]);
+    const [moved] = await ormSql(tx).query<sql.MandateRow>(sql.NEW_REQUEST, [requestId, m.id]);
     if (!moved) throw new ConflictError(REQUEST_PENDING, 'mandate_request_pending'); // another request (or the payer) got there first
     await enqueue(deps.boss, tx, QUEUES.mandateRequest, { mandateId: m.id, requestId });
     return mandateView(moved, deps.config.publicBaseUrl);
@@ -105,7 +108,7 @@ export async function requestAgain(
 
 // GET /pix/rec/:recId: a QR journey's recurrence as a payload location (sandbox; public, like /pix/qr/:txid).
 export async function mandateLocation(em: EntityManager, recId: string) {
-  const [r] = await em.execute<sql.RecLocationRow[]>(sql.REC_LOCATION, [recId]);
+  const [r] = await ormSql(em).query<sql.RecLocationRow>(sql.REC_LOCATION, [recId]);
   if (!r) throw new NotFoundError('Recorrência não encontrada');
   return recLocationView(r);
 }

@@ -1,8 +1,16 @@
-// Every statement on the mandates table (run through MikroORM: `?` parameters), with its rows. Reads the merchants,
-// pix_keys and charges tables for a new mandate's prerequisites, its DUE_DATE_QR charge and its recurrence's location.
+// Every statement on the mandates table (declared `$n` statements, run through ormSql), with its rows. Reads the
+// merchants, pix_keys and charges tables for a new mandate's prerequisites, its DUE_DATE_QR charge and its recurrence's
+// location. Its status and its PUSH request's changes are written from MANDATE_TRANSITIONS and
+// MANDATE_REQUEST_TRANSITIONS (transitions.ts).
 import type { PageSpec } from '../platform/counters.ts';
-import { statuses, type Transition } from '../platform/sql.ts';
+import { from, statement, to } from '../platform/sql.ts';
 import type { AutoCharge, MandateCancellation, MandateHistory, MandateStatus, PayerAccount } from './mandate.entity.ts';
+import {
+  MANDATE_REQUEST_TRANSITIONS,
+  MANDATE_TRANSITIONS,
+  REQUEST_FOLLOWS,
+  type RequestStatus,
+} from './transitions.ts';
 
 export type Instant = Date | string; // raw SQL returns timestamps as text
 
@@ -29,7 +37,7 @@ export type MandateRow = {
   location: string | null;
   charge_id: string | null;
   payer_account: PayerAccount | null;
-  request_status: 'SENT' | 'ACCEPTED' | 'REJECTED' | 'EXPIRED' | 'CANCELED' | null;
+  request_status: RequestStatus | null;
   request_id: string | null;
   auto_charge: AutoCharge | null;
   cancellation: MandateCancellation | null;
@@ -45,11 +53,14 @@ const COLUMNS = `id, merchant_id, rec_id, journey, status, customer_name, custom
   created_at`;
 
 // What a new mandate needs of its merchant: a CNPJ, KYC approved, an acquirer account, an ACTIVE PIX key.
-export const MERCHANT_FOR_MANDATE = `
+export const MERCHANT_FOR_MANDATE = statement(
+  'mandates.merchant_for_mandate',
+  `
   select m.document, m.kyc_status, m.acquirer_account_id,
          exists (select 1 from pix_keys k where k.merchant_id = m.id and k.status = 'ACTIVE') as has_pix_key
     from merchants m
-   where m.id = ?`;
+   where m.id = $1`,
+);
 export type MerchantForMandate = {
   document: string;
   kyc_status: string;
@@ -59,102 +70,137 @@ export type MerchantForMandate = {
 
 // DUE_DATE_QR: the charge the approval pays, when it is a PENDING due-date charge of the merchant whose payer is the
 // mandate's customer and no live mandate already pays it. Parameters: charge id, merchant id, customer document.
-export const DUE_DATE_CHARGE = `
+export const DUE_DATE_CHARGE = statement(
+  'mandates.due_date_charge',
+  `
   select c.id, c.txid, c.amount
     from charges c
     join customers cu on cu.id = c.customer_id
-   where c.id = ?
-     and c.merchant_id = ?
+   where c.id = $1::uuid
+     and c.merchant_id = $2::uuid
      and c.type = 'DUE_DATE'
      and c.status = 'PENDING'
-     and cu.document = ?
-     and not exists (select 1 from mandates x where x.charge_id = c.id and x.status in ('CREATED', 'APPROVED'))`;
+     and cu.document = $3::text
+     and not exists (select 1 from mandates x where x.charge_id = c.id and x.status in ('CREATED', 'APPROVED'))`,
+);
 
 // A new mandate, guarded by its merchant's prerequisites (as a charge's insert is): none slips in after the CNPJ, KYC,
-// the acquirer account or the last PIX key went away. Parameters: the 27 values, then the merchant id twice.
-export const INSERT_MANDATE = `
+// the acquirer account or the last PIX key went away. Parameters: the 27 values ($4, the merchant id, guards it too).
+export const INSERT_MANDATE = statement(
+  'mandates.insert',
+  `
   insert into mandates (id, created_at, updated_at, merchant_id, rec_id, journey, status, customer_name,
                         customer_document, contract, object, frequency, start_date, end_date, amount, min_amount,
                         retry_policy, expires_at, qr_code, location, charge_id, payer_account, request_status,
                         request_id, auto_charge, history, idempotency_key, request_hash)
-  select ?, ?::timestamptz, ?::timestamptz, ?::uuid, ?, ?, 'CREATED', ?, ?, ?, ?, ?, ?::date, ?::date, ?::int, ?::int, ?,
-         ?::timestamptz, ?, ?, ?::uuid, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?
+  select $1::uuid, $2::timestamptz, $3::timestamptz, $4::uuid, $5::text, $6::text, 'CREATED', $7::text, $8::text,
+         $9::text, $10::text, $11::text, $12::date, $13::date, $14::int, $15::int, $16::text, $17::timestamptz,
+         $18::text, $19::text, $20::uuid, $21::jsonb, $22::text, $23::text, $24::jsonb, $25::jsonb, $26::text, $27::text
    where exists (
          select 1
            from merchants m
-          where m.id = ? and length(m.document) = 14 and m.kyc_status = 'APPROVED' and m.acquirer_account_id is not null)
-     and exists (select 1 from pix_keys k where k.merchant_id = ? and k.status = 'ACTIVE')
-  returning ${COLUMNS}`;
+          where m.id = $4::uuid and length(m.document) = 14 and m.kyc_status = 'APPROVED'
+            and m.acquirer_account_id is not null)
+     and exists (select 1 from pix_keys k where k.merchant_id = $4::uuid and k.status = 'ACTIVE')
+  returning ${COLUMNS}`,
+);
 
-export const BY_ID = `
+export const BY_ID = statement(
+  'mandates.by_id',
+  `
   select ${COLUMNS}
     from mandates
-   where id = ?`;
+   where id = $1`,
+);
 
-export const OF_MERCHANT = `
+export const OF_MERCHANT = statement(
+  'mandates.of_merchant',
+  `
   select ${COLUMNS}
     from mandates
-   where id = ?
-     and merchant_id = ?`;
+   where id = $1
+     and merchant_id = $2`,
+);
 
-export const BY_IDEMPOTENCY_KEY = `
+export const BY_IDEMPOTENCY_KEY = statement(
+  'mandates.by_idempotency_key',
+  `
   select ${COLUMNS}
     from mandates
-   where merchant_id = ?
-     and idempotency_key = ?`;
+   where merchant_id = $1
+     and idempotency_key = $2`,
+);
 
-export const LOCK = `
+export const LOCK = statement(
+  'mandates.lock',
+  `
   select ${COLUMNS}
     from mandates
-   where id = ?
-     for update`;
+   where id = $1
+     for update`,
+);
 
-export const ID_BY_REC_ID = `
+export const ID_BY_REC_ID = statement(
+  'mandates.id_by_rec_id',
+  `
   select id
     from mandates
-   where rec_id = ?`;
+   where rec_id = $1`,
+);
 
-type T = Transition<MandateStatus>;
+const M = MANDATE_TRANSITIONS;
+type Move = keyof typeof M;
 
-// A PUSH mandate's request follows its mandate: accepted with the approval, rejected with the rejection, cancelled or
-// expired with the mandate, while it was still SENT.
-const requestFollows = (to: string) => `case when request_status = 'SENT' then '${to}' else request_status end`;
-const REQUEST_OF: Record<MandateStatus, string> = {
-  CREATED: 'SENT',
-  APPROVED: 'ACCEPTED',
-  REJECTED: 'REJECTED',
-  EXPIRED: 'EXPIRED',
-  CANCELED: 'CANCELED',
-};
+/**
+ * A mandate's transition: the status, its history entry (`$1`: its time) and its PUSH request's (REQUEST_FOLLOWS: the
+ * request still SENT is accepted with the approval, rejected with the rejection, cancelled or expired with the mandate);
+ * the guard on `$2`, the id. approve also sets payer_max_amount (`$3`), cancel the cancellation (`$3`, JSON).
+ */
+const move = (t: Move, extra: string) =>
+  statement(
+    `mandates.${t}`,
+    `
+  update mandates set status = ${to(M[t])},
+         history = history || jsonb_build_array(jsonb_build_object('status', ${to(M[t])}, 'at', $1::text)),
+         request_status = case when request_status in (${from(REQUEST_FOLLOWS[t])}) then ${to(REQUEST_FOLLOWS[t])}
+                               else request_status end,
+         updated_at = now()${extra}
+   where id = $2
+     and status in (${from(M[t])})
+  returning ${COLUMNS}`,
+  );
+export const APPROVE = move('approve', ', payer_max_amount = $3::int');
+export const REJECT = move('reject', '');
+export const CANCEL = move('cancel', ', cancellation = $3::jsonb');
 
-// Every transition: the status, its history entry (parameter: its time) and the request's status; the guard. approve
-// also sets payer_max_amount, cancel the cancellation (parameters in that order, then the id).
-export const MOVE = (t: T, extra: 'payer_max_amount' | 'cancellation' | null) => `
-  update mandates set status = ${statuses([t.to])},
-         history = history || jsonb_build_array(jsonb_build_object('status', '${t.to}', 'at', ?::text)),
-         request_status = ${requestFollows(REQUEST_OF[t.to])},
-         updated_at = now()${extra === 'payer_max_amount' ? ', payer_max_amount = ?' : ''}${extra === 'cancellation' ? ', cancellation = ?::jsonb' : ''}
-   where id = ?
-     and status in (${statuses(t.from)})
-  returning ${COLUMNS}`;
+const R = MANDATE_REQUEST_TRANSITIONS;
 
-// A PUSH mandate's request, set by the PSP's word (apipix) or the sandbox. Parameters: status, id.
-export const SET_REQUEST_STATUS = `
-  update mandates set request_status = ?, updated_at = now()
-   where id = ?
+/**
+ * A PUSH mandate's request, set by the PSP's word (apipix) or the sandbox: a REQUEST_REPORTED transition, from any other
+ * status or none. Parameters: its `to`, the id, its `from` (an array).
+ */
+export const SET_REQUEST_STATUS = statement(
+  'mandates.set_request_status',
+  `
+  update mandates set request_status = $1::text, updated_at = now()
+   where id = $2
      and journey = 'PUSH'
-     and request_status is distinct from ?
-  returning ${COLUMNS}`;
+     and (request_status is null or request_status = any($3::text[]))
+  returning ${COLUMNS}`,
+);
 
-// A new request to the payer's PSP while the mandate is CREATED and its last request EXPIRED or was REJECTED.
+// send: a new request to the payer's PSP while the mandate is CREATED and its last request EXPIRED or was REJECTED.
 // Parameters: request id, id.
-export const NEW_REQUEST = `
-  update mandates set request_status = 'SENT', request_id = ?, updated_at = now()
-   where id = ?
+export const NEW_REQUEST = statement(
+  'mandates.new_request',
+  `
+  update mandates set request_status = ${to(R.send)}, request_id = $1, updated_at = now()
+   where id = $2
      and journey = 'PUSH'
      and status = 'CREATED'
-     and request_status in ('EXPIRED', 'REJECTED')
-  returning ${COLUMNS}`;
+     and request_status in (${from(R.send)})
+  returning ${COLUMNS}`,
+);
 
 // The listing (countedPage): by merchant, and status when asked.
 export const MANDATE_PAGE: PageSpec = {
@@ -167,30 +213,39 @@ export const MANDATE_PAGE: PageSpec = {
 };
 
 // The listing of one payer's mandates, and status when asked (no counter: the (merchant, document) index counts them,
-// a payer has few). Parameters: merchant, document, status (null: any) twice; the page: then limit and offset.
-const OF_CUSTOMER = `merchant_id = ?
-     and customer_document = ?
-     and (?::text is null or status = ?::text)`;
-export const COUNT_OF_CUSTOMER = `
+// a payer has few). Parameters: merchant, document, status (null: any); the page: then limit and offset.
+const OF_CUSTOMER = `merchant_id = $1
+     and customer_document = $2
+     and ($3::text is null or status = $3::text)`;
+export const COUNT_OF_CUSTOMER = statement(
+  'mandates.count_of_customer',
+  `
   select count(*) as total
     from mandates
-   where ${OF_CUSTOMER}`;
-export const PAGE_OF_CUSTOMER = `
+   where ${OF_CUSTOMER}`,
+);
+export const PAGE_OF_CUSTOMER = statement(
+  'mandates.page_of_customer',
+  `
   select ${COLUMNS}
     from mandates
    where ${OF_CUSTOMER}
    order by created_at desc, id desc
-   limit ? offset ?`;
+   limit $4 offset $5`,
+);
 
 // The payload location of a QR journey's recurrence (GET /pix/rec/:recId): the mandate and its receiver.
-export const REC_LOCATION = `
+export const REC_LOCATION = statement(
+  'mandates.rec_location',
+  `
   select md.rec_id, md.status, md.customer_name, md.customer_document, md.contract, md.object, md.frequency,
          md.start_date, md.end_date, md.amount, md.min_amount, md.retry_policy, md.history, m.name as merchant_name,
          m.document as merchant_document
     from mandates md
     join merchants m on m.id = md.merchant_id
-   where md.rec_id = ?
-     and md.journey <> 'PUSH'`;
+   where md.rec_id = $1
+     and md.journey <> 'PUSH'`,
+);
 export type RecLocationRow = Pick<
   MandateRow,
   | 'rec_id'

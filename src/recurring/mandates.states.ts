@@ -9,9 +9,10 @@ import { NotFoundError } from '../platform/errors.ts';
 import { transactional } from '../platform/transaction.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
+import { ormSql } from '../platform/sql.ts';
 import { recordEvents, type NewEvent } from '../webhooks/outbox.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
-import { MANDATE_TRANSITIONS } from './transitions.ts';
+import { MANDATE_TRANSITIONS, REQUEST_REPORTED, type RequestStatus } from './transitions.ts';
 import { cancelRecurringChargesOfMandate } from './recurring-charges.states.ts';
 import * as sql from './mandates.sql.ts';
 import { mandateView, type MandateView } from './mandates.view.ts';
@@ -20,14 +21,13 @@ type Deps = Pick<Services, 'boss' | 'config' | 'clock'>;
 export type MandateChange = { mandate: MandateView; changed: boolean };
 
 const T = MANDATE_TRANSITIONS;
-const APPROVE = sql.MOVE(T.approve, 'payer_max_amount');
-const REJECT = sql.MOVE(T.reject, null);
-const CANCEL = sql.MOVE(T.cancel, 'cancellation');
 
 export const MANDATE_NOT_FOUND = 'Autorização não encontrada';
 
 async function read(em: EntityManager, mandateId: string, lock = false): Promise<sql.MandateRow> {
-  const [row] = isUuid(mandateId) ? await em.execute<sql.MandateRow[]>(lock ? sql.LOCK : sql.BY_ID, [mandateId]) : [];
+  const [row] = isUuid(mandateId)
+    ? await ormSql(em).query<sql.MandateRow>(lock ? sql.LOCK : sql.BY_ID, [mandateId])
+    : [];
   if (!row) throw new NotFoundError(MANDATE_NOT_FOUND);
   return row;
 }
@@ -64,7 +64,7 @@ export async function approveMandate(
   return transactional(em, async (tx) => {
     const m = await read(tx, input.mandateId);
     const max = m.amount === null ? input.payerMaxAmount : null; // a fixed mandate has no payer's maximum
-    const [moved] = await tx.execute<sql.MandateRow[]>(APPROVE, [deps.clock().toISOString(), max, m.id]);
+    const [moved] = await ormSql(tx).query<sql.MandateRow>(sql.APPROVE, [deps.clock().toISOString(), m.id, max]);
     return settle(deps, tx, m.id, moved, T.approve.event);
   });
 }
@@ -77,7 +77,7 @@ export async function rejectMandate(
   input: { mandateId: string },
 ): Promise<MandateChange> {
   return transactional(em, async (tx) => {
-    const [moved] = await tx.execute<sql.MandateRow[]>(REJECT, [deps.clock().toISOString(), input.mandateId]);
+    const [moved] = await ormSql(tx).query<sql.MandateRow>(sql.REJECT, [deps.clock().toISOString(), input.mandateId]);
     if (!moved) await read(tx, input.mandateId); // 404 for an unknown one
     return settle(deps, tx, input.mandateId, moved, T.reject.event);
   });
@@ -99,7 +99,7 @@ export async function cancelMandate(
     const locked = await read(tx, input.mandateId, true);
     const at = deps.clock().toISOString();
     const cancellation = JSON.stringify({ by: input.by, reason: input.reason });
-    const [moved] = await tx.execute<sql.MandateRow[]>(CANCEL, [at, cancellation, locked.id]);
+    const [moved] = await ormSql(tx).query<sql.MandateRow>(sql.CANCEL, [at, locked.id, cancellation]);
     if (!moved) return settle(deps, tx, locked.id, moved, T.cancel.event);
     if (locked.status === 'APPROVED')
       await cancelRecurringChargesOfMandate(deps, tx, { mandateId: moved.id, today: saoPauloDate(deps.clock()) });
@@ -108,23 +108,21 @@ export async function cancelMandate(
   });
 }
 
-// A PUSH mandate's request as the payer's PSP reports it (no event: the mandate's own status carries the outcome).
+// A PUSH mandate's request as the payer's PSP reports it (REQUEST_REPORTED; no event: the mandate's own status carries
+// the outcome).
 export async function setRequestStatus(
   deps: Pick<Services, 'config'>,
   em: EntityManager,
-  input: { mandateId: string; status: 'SENT' | 'ACCEPTED' | 'REJECTED' | 'EXPIRED' | 'CANCELED' },
+  input: { mandateId: string; status: RequestStatus },
 ): Promise<MandateView> {
   if (!isUuid(input.mandateId)) throw new NotFoundError(MANDATE_NOT_FOUND);
-  const [moved] = await em.execute<sql.MandateRow[]>(sql.SET_REQUEST_STATUS, [
-    input.status,
-    input.mandateId,
-    input.status,
-  ]);
+  const t = REQUEST_REPORTED[input.status];
+  const [moved] = await ormSql(em).query<sql.MandateRow>(sql.SET_REQUEST_STATUS, [t.to, input.mandateId, t.from]);
   return mandateView(moved ?? (await read(em, input.mandateId)), deps.config.publicBaseUrl);
 }
 
 // The mandate a PSP's recId names (its callbacks and polls speak of recIds); null when none.
 export async function mandateIdByRecId(em: EntityManager, recId: string): Promise<string | null> {
-  const [row] = await em.execute<{ id: string }[]>(sql.ID_BY_REC_ID, [recId]);
+  const [row] = await ormSql(em).query<{ id: string }>(sql.ID_BY_REC_ID, [recId]);
   return row?.id ?? null;
 }

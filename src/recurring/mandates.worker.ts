@@ -2,6 +2,7 @@
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { QUEUES, WORK_POLLING, settleEach, work } from '../platform/queue.ts';
 import type { MandateRequestJob } from '../platform/queue.ts';
+import { ormSql } from '../platform/sql.ts';
 import * as sql from './mandates.sql.ts';
 
 const BATCH = 10;
@@ -13,7 +14,7 @@ export async function registerMandates(deps: AcquirerDeps): Promise<void> {
   const { boss, acquirer, orm } = deps;
   // a request that is no longer the mandate's current one, or no longer SENT, is not sent (a stale or repeated job)
   const sendRequest = async ({ mandateId, requestId }: MandateRequestJob) => {
-    const [m] = await orm.em.fork().execute<sql.MandateRow[]>(sql.BY_ID, [mandateId]);
+    const [m] = await ormSql(orm.em.fork()).query<sql.MandateRow>(sql.BY_ID, [mandateId]);
     if (!m || m.request_id !== requestId || m.request_status !== 'SENT' || m.status !== 'CREATED') return;
     await acquirer.requestMandate(requestId, {
       recId: m.rec_id,

@@ -9,7 +9,7 @@ import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
-import { pgArray } from '../platform/sql.ts';
+import { ormSql } from '../platform/sql.ts';
 import { enqueue, enqueueJoined, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import { effectiveFee, platformFee } from '../money/money.ts';
@@ -20,6 +20,7 @@ import type { RecurringChargeStatus } from './recurring-charge.entity.ts';
 import { cycleOf, expiresOn, inWindow, RETRY } from './calendar.ts';
 import { recurringChargeView, type RecurringAttemptRow, type RecurringChargeRow } from './recurring-charges.view.ts';
 import { attemptRejected, NOT_FOUND } from './recurring-charges.states.ts';
+import { RECURRING_CHARGE_TRANSITIONS } from './transitions.ts';
 import * as sql from './recurring-charges.sql.ts';
 
 export type CreateRecurringChargeInput = { mandateId: string; dueDate: string; amount: number; description?: string };
@@ -75,9 +76,10 @@ export async function createRecurringCharge(
   idempotencyKey?: string,
 ) {
   const find = async () => {
-    const [r] = await em
-      .fork()
-      .execute<(RecurringChargeRow & { request_hash: string | null })[]>(sql.BY_KEY, [merchantId, idempotencyKey]);
+    const [r] = await ormSql(em.fork()).query<RecurringChargeRow & { request_hash: string | null }>(sql.BY_KEY, [
+      merchantId,
+      idempotencyKey,
+    ]);
     return r ? { ...r, requestHash: r.request_hash } : null;
   };
   const { result, replayed } = await createOnce(idempotencyKey, input, {
@@ -86,13 +88,14 @@ export async function createRecurringCharge(
     create: (requestHash) =>
       transactional(em, async (tx) => {
         if (!isUuid(input.mandateId)) throw new NotFoundError(MANDATE_NOT_FOUND);
-        const [m] = await tx.execute<sql.MandateForCharge[]>(sql.LOCK_MANDATE, [input.mandateId, merchantId]);
+        const q = ormSql(tx);
+        const [m] = await q.query<sql.MandateForCharge>(sql.LOCK_MANDATE, [input.mandateId, merchantId]);
         if (!m) throw new NotFoundError(MANDATE_NOT_FOUND);
-        if (idempotencyKey && (await tx.execute(sql.BY_KEY, [merchantId, idempotencyKey])).length) throw duplicateKey();
+        if (idempotencyKey && (await q.query(sql.BY_KEY, [merchantId, idempotencyKey])).length) throw duplicateKey();
         const now = deps.clock();
         checkRules(m, input, saoPauloDate(now));
         const cycle = cycleOf(m.start_date, m.frequency, input.dueDate);
-        if ((await tx.execute(sql.LIVE_IN_CYCLE, [m.id, cycle])).length)
+        if ((await q.query(sql.LIVE_IN_CYCLE, [m.id, cycle])).length)
           throw new BusinessRuleError(CREATE_RULES.cycle, 'cycle_already_charged');
         const id = newId();
         const txid = txidFor(id, merchantId, idempotencyKey);
@@ -110,28 +113,35 @@ export async function createRecurringCharge(
           { bps: deps.config.platformFeeBps, fixed: deps.config.platformFeeFixed },
         );
         const expiresAt = new Date(endOfSaoPauloDay(expiresOn(input.dueDate)).getTime() + 999);
-        const inserted = await tx.execute<{ id: string }[]>(sql.INSERT_RECURRING_CHARGES, [
-          pgArray([id]),
-          pgArray([newId()]),
-          pgArray([merchantId]),
-          pgArray([m.id]),
-          pgArray([txid]),
-          pgArray([cycle]),
-          pgArray([input.dueDate]),
-          pgArray([input.amount]),
-          pgArray([input.description ?? null]),
-          pgArray([sandbox ? 'ACTIVE' : 'CREATED']),
-          pgArray([JSON.stringify([attempt])]),
-          pgArray([m.retry_policy === 'THREE_IN_SEVEN_DAYS' ? RETRY.max : 0]),
-          pgArray(['false']),
-          pgArray([idempotencyKey ?? null]),
-          pgArray([requestHash]),
-          pgArray([platformFee(input.amount, feeTerms)]),
-          pgArray([feeTerms.bps]),
-          pgArray([feeTerms.fixed]),
-          pgArray([expiresAt.toISOString()]),
-          pgArray([Math.max(1, Math.ceil((expiresAt.getTime() - now.getTime()) / 1000))]),
-        ]);
+        const inserted = await q
+          .query<{ id: string }>(
+            sql.INSERT_RECURRING_CHARGES,
+            [
+              id,
+              newId(),
+              merchantId,
+              m.id,
+              txid,
+              cycle,
+              input.dueDate,
+              input.amount,
+              input.description ?? null,
+              sandbox ? RECURRING_CHARGE_TRANSITIONS.activate.to : 'CREATED',
+              JSON.stringify([attempt]),
+              m.retry_policy === 'THREE_IN_SEVEN_DAYS' ? RETRY.max : 0,
+              false,
+              idempotencyKey ?? null,
+              requestHash,
+              platformFee(input.amount, feeTerms),
+              feeTerms.bps,
+              feeTerms.fixed,
+              expiresAt.toISOString(),
+              Math.max(1, Math.ceil((expiresAt.getTime() - now.getTime()) / 1000)),
+            ].map((v) => [v]), // one charge: an array of one each
+          )
+          .catch((err: Error) => {
+            throw tx.getDriver().convertException(err); // a key's duplicate: MikroORM's exception, for createOnce
+          });
         if (!inserted.length) throw new BusinessRuleError(CREATE_RULES.cycle, 'cycle_already_charged');
         if (!sandbox) {
           const request = {
@@ -144,7 +154,7 @@ export async function createRecurringCharge(
           };
           await enqueue(deps.boss, tx, QUEUES.recurringChargeSync, { op: 'create', request });
         }
-        const [row] = await tx.execute<RecurringChargeRow[]>(sql.BY_ID, [id, merchantId]);
+        const [row] = await q.query<RecurringChargeRow>(sql.BY_ID, [id, merchantId]);
         return recurringChargeView(row);
       }),
   });
@@ -153,7 +163,7 @@ export async function createRecurringCharge(
 
 // The merchant's recurring charge as a row; 404 when there is none.
 async function findRow(em: EntityManager, merchantId: string, id: string): Promise<RecurringChargeRow> {
-  const [r] = isUuid(id) ? await em.execute<RecurringChargeRow[]>(sql.BY_ID, [id, merchantId]) : [];
+  const [r] = isUuid(id) ? await ormSql(em).query<RecurringChargeRow>(sql.BY_ID, [id, merchantId]) : [];
   if (!r) throw new NotFoundError(NOT_FOUND);
   return r;
 }
@@ -175,9 +185,9 @@ export async function listRecurringCharges(
   const offset = (q.page - 1) * q.limit;
   if (q.mandateId) {
     const status = q.status ?? null;
-    const filter = [merchantId, q.mandateId, status, status];
-    const [{ total }] = await em.execute<{ total: string }[]>(sql.MANDATE_TOTAL, filter);
-    const rows = await em.execute<RecurringChargeRow[]>(sql.MANDATE_PAGE, [...filter, q.limit, offset]);
+    const filter = [merchantId, q.mandateId, status];
+    const [{ total }] = await ormSql(em).query<{ total: string }>(sql.MANDATE_TOTAL, filter);
+    const rows = await ormSql(em).query<RecurringChargeRow>(sql.MANDATE_PAGE, [...filter, q.limit, offset]);
     return { page: q.page, limit: q.limit, total: Number(total), recurringCharges: rows.map(recurringChargeView) };
   }
   const { total, rows } = await countedPage<RecurringChargeRow>(
@@ -238,7 +248,7 @@ export async function simulateAttempt(
   const attempt = rc.attempts.find((a) => a.status === 'SCHEDULED');
   if (!attempt || !['CREATED', 'ACTIVE'].includes(rc.status))
     throw new NotFoundError(NO_SCHEDULED_ATTEMPT, 'no_scheduled_attempt');
-  const [m] = await em.execute<{ payer_max_amount: number | null }[]>(sql.PAYER_MAX, [rc.mandate_id]);
+  const [m] = await ormSql(em).query<{ payer_max_amount: number | null }>(sql.PAYER_MAX, [rc.mandate_id]);
   const withinMax = m.payer_max_amount === null || rc.amount <= m.payer_max_amount;
   if (outcome === 'PAID' && withinMax) {
     const paidAt = deps.clock();

@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import type { Services } from '../platform/services.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
-import { pgArray } from '../platform/sql.ts';
+import { ormSql } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import { recordEvents } from '../webhooks/outbox.ts';
@@ -20,12 +20,6 @@ import { recurringPaymentTransaction, type LedgerTransaction } from './recurring
 import * as sql from './recurring-charges.sql.ts';
 
 const T = RECURRING_CHARGE_TRANSITIONS;
-const MOVE = {
-  activate: sql.MOVE(T.activate),
-  fail: sql.MOVE(T.fail),
-  cancel: sql.MOVE(T.cancel),
-};
-const PAY = sql.PAY(T.pay);
 const OPEN = ['CREATED', 'ACTIVE'] as const;
 
 export const NOT_FOUND = 'Cobrança recorrente não encontrada';
@@ -48,20 +42,20 @@ const view = (r: RecurringChargeRow) => recurringChargeView(r);
 
 async function lockOf(tx: EntityManager, hidden: { id: string } | undefined): Promise<Locked | null> {
   if (!hidden) return null;
-  const [r] = await tx.execute<Locked[]>(sql.LOCK_BY_CHARGE, [hidden.id]);
+  const [r] = await ormSql(tx).query<Locked>(sql.LOCK_BY_CHARGE, [hidden.id]);
   return r ?? null;
 }
 
 // The merchant's recurring charge, locked (its charges row first); 404 when there is none.
 async function lockById(tx: EntityManager, merchantId: string, id: string): Promise<Locked> {
-  const [hidden] = isUuid(id) ? await tx.execute<{ id: string }[]>(sql.LOCK_HIDDEN_BY_ID, [id, merchantId]) : [];
+  const [hidden] = isUuid(id) ? await ormSql(tx).query<{ id: string }>(sql.LOCK_HIDDEN_BY_ID, [id, merchantId]) : [];
   const r = await lockOf(tx, hidden);
   if (!r) throw new NotFoundError(NOT_FOUND);
   return r;
 }
 
 async function lockByTxid(tx: EntityManager, txid: string): Promise<Locked | null> {
-  const [hidden] = await tx.execute<{ id: string }[]>(sql.LOCK_HIDDEN_BY_TXID, [txid]);
+  const [hidden] = await ormSql(tx).query<{ id: string }>(sql.LOCK_HIDDEN_BY_TXID, [txid]);
   return lockOf(tx, hidden);
 }
 
@@ -79,9 +73,9 @@ async function end(
   to: 'fail' | 'cancel',
   attempts: RecurringAttemptRow[],
 ) {
-  const [moved] = await tx.execute<{ id: string }[]>(MOVE[to], [json(attempts), r.retries_left, r.id]);
+  const [moved] = await ormSql(tx).query<{ id: string }>(sql.MOVE[to], [json(attempts), r.retries_left, r.id]);
   if (!moved) return null;
-  await tx.execute(sql.CANCEL_HIDDEN, [r.charge_id]);
+  await ormSql(tx).run(sql.CANCEL_HIDDEN, [r.charge_id]);
   const data = view({ ...r, status: T[to].to, attempts });
   await recordEvents(tx, deps.boss, [{ merchantId: r.merchant_id, type: T[to].event, data }]);
   if (to === 'cancel' && deps.acquirer && deps.acquirer.name !== 'sandbox')
@@ -97,7 +91,7 @@ export async function activateRecurringCharge(_deps: unknown, em: EntityManager,
   return transactional(em, async (tx) => {
     const r = await lockByTxid(tx, txid);
     if (!r) return null;
-    const [moved] = await tx.execute<{ id: string }[]>(MOVE.activate, [json(r.attempts), r.retries_left, r.id]);
+    const [moved] = await ormSql(tx).query<{ id: string }>(sql.MOVE.activate, [json(r.attempts), r.retries_left, r.id]);
     return view(moved ? { ...r, status: T.activate.to } : r);
   });
 }
@@ -125,7 +119,7 @@ export async function attemptRejected(
       r.retry_policy !== 'THREE_IN_SEVEN_DAYS' ||
       r.retries_left === 0;
     if (final) return (await end(deps, tx, r, 'fail', attempts)) ?? view(r);
-    await tx.execute(sql.SET_ATTEMPTS(OPEN), [json(attempts), r.retries_left, r.id]);
+    await ormSql(tx).run(sql.SET_ATTEMPTS, [json(attempts), r.retries_left, r.id, OPEN]);
     const data = view({ ...r, attempts });
     await recordEvents(tx, deps.boss, [{ merchantId: r.merchant_id, type: ATTEMPT_FAILED_EVENT, data }]);
     return data;
@@ -144,13 +138,13 @@ export async function recurringChargesPaid(
 ): Promise<LedgerTransaction[]> {
   if (rows.length === 0) return [];
   const paidAt = (r: MerchantChargeRow) => new Date(r.paid_at!).toISOString();
-  const paid = await tx.execute<RecurringChargeRow[]>(PAY, [
-    pgArray(rows.map((r) => r.id)),
-    pgArray(rows.map((r) => r.end_to_end_id)),
-    pgArray(rows.map(paidAt)),
-    pgArray(rows.map((r) => r.paid_amount ?? r.amount)),
-    pgArray(rows.map((r) => r.fee)),
-    pgArray(rows.map(paidAt)),
+  const paid = await ormSql(tx).query<RecurringChargeRow>(sql.PAY, [
+    rows.map((r) => r.id),
+    rows.map((r) => r.end_to_end_id),
+    rows.map(paidAt),
+    rows.map((r) => r.paid_amount ?? r.amount),
+    rows.map((r) => r.fee),
+    rows.map(paidAt),
   ]);
   await recordEvents(
     tx,
@@ -190,7 +184,7 @@ export async function cancelRecurringChargesOfMandate(
   tx: EntityManager,
   { mandateId, today }: { mandateId: string; today: string },
 ): Promise<number> {
-  const hidden = await tx.execute<{ id: string }[]>(sql.LOCK_OPEN_OF_MANDATE, [mandateId, today]);
+  const hidden = await ormSql(tx).query<{ id: string }>(sql.LOCK_OPEN_OF_MANDATE, [mandateId, today]);
   let canceled = 0;
   for (const h of hidden) {
     const r = await lockOf(tx, h);
@@ -236,10 +230,11 @@ export async function retryRecurringCharge(
       at: deps.clock().toISOString(),
     };
     const attempts = [...r.attempts, attempt];
-    const [moved] = await tx.execute<{ id: string }[]>(sql.SET_ATTEMPTS(['ACTIVE']), [
+    const [moved] = await ormSql(tx).query<{ id: string }>(sql.SET_ATTEMPTS, [
       json(attempts),
       r.retries_left - 1,
       r.id,
+      ['ACTIVE'],
     ]);
     if (!moved) throw new BusinessRuleError(RULES.retryState, 'retry_not_allowed');
     if (deps.acquirer.name !== 'sandbox')

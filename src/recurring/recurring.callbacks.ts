@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps, AcquirerMandate, AcquirerRecurringCharge } from '../acquirer/acquirer.ts';
 import type { RecurringCallbackJob } from '../platform/queue.ts';
 import { BusinessRuleError, NotFoundError } from '../platform/errors.ts';
+import { ormSql } from '../platform/sql.ts';
 import { approveMandate, cancelMandate, mandateIdByRecId, rejectMandate, setRequestStatus } from './mandates.states.ts';
 import { activateRecurringCharge, attemptRejected, cancelRecurringCharge } from './recurring-charges.states.ts';
 import * as sql from './recurring.callbacks.sql.ts';
@@ -47,7 +48,7 @@ async function mandate(deps: Deps, em: EntityManager, m: AcquirerMandate): Promi
 // solicitação ended, and the new one is not at the PSP yet. Applying it would end the new request before it is sent.
 async function staleRequest(em: EntityManager, mandateId: string, m: AcquirerMandate): Promise<boolean> {
   if (m.requestStatus === 'SENT' || !m.requestChangedAt) return false;
-  const [row] = await em.execute<sql.RequestState[]>(sql.REQUEST_STATE, [mandateId]);
+  const [row] = await ormSql(em).query<sql.RequestState>(sql.REQUEST_STATE, [mandateId]);
   return row?.request_status === 'SENT' && Date.parse(m.requestChangedAt) < new Date(row.updated_at).getTime();
 }
 
@@ -76,7 +77,7 @@ async function recurringCharge(deps: Deps, em: EntityManager, c: AcquirerRecurri
 // here too, by the merchant's own rule (before its due date; on or after it, a rule of ours says no: 'refused'). One
 // already ended (the merchant's cancellation, its mandate's cascade) is left as it is.
 async function canceledAtPsp(deps: Deps, em: EntityManager, txid: string): Promise<Applied> {
-  const [r] = await em.execute<sql.ChargeByTxid[]>(sql.CHARGE_BY_TXID, [txid]);
+  const [r] = await ormSql(em).query<sql.ChargeByTxid>(sql.CHARGE_BY_TXID, [txid]);
   if (!r) return 'unknown';
   if (r.status === 'CREATED' || r.status === 'ACTIVE') await cancelRecurringCharge(deps, em, r.merchant_id, r.id);
   return 'applied';

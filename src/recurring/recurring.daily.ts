@@ -6,12 +6,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { newId } from '../platform/base.entity.ts';
-import { pgArray, pgTx } from '../platform/sql.ts';
+import { ormSql, type Statement } from '../platform/sql.ts';
 import { enqueueMany, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
 import { effectiveFee, platformFee } from '../money/money.ts';
 import { recordEvents } from '../webhooks/outbox.ts';
-import { CHARGE_TRANSITIONS } from '../charges/charges.states.ts';
 import { endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
 import { cycleStart, expiresOn, firstCycleFrom, plusDays, RETRY, WINDOW } from './calendar.ts';
 import { MANDATE_TRANSITIONS, RECURRING_CHARGE_TRANSITIONS } from './transitions.ts';
@@ -29,8 +28,6 @@ export type DayResult = { created: number; expired: number };
 
 const M = MANDATE_TRANSITIONS;
 const R = RECURRING_CHARGE_TRANSITIONS;
-const EXPIRE_MANDATES = sql.EXPIRE_MANDATES(M.expire);
-const EXPIRE_CHARGES = sql.EXPIRE_RECURRING_CHARGES(R.expire, CHARGE_TRANSITIONS.expire);
 
 /** What one run does on `day` (YYYY-MM-DD, São Paulo): the expiries due by it, then its automatic charges. */
 export async function runDay(deps: DailyDeps, em: EntityManager, day: string): Promise<DayResult> {
@@ -82,18 +79,18 @@ const amountOf = (m: sql.DueMandateRow): number | null => m.amount ?? m.auto_cha
 
 // One batch of mandates: locked, planned, their charges inserted (with their PSP jobs) and their plans moved, in the
 // caller's transaction.
-async function chargeBatch(deps: DailyDeps, tx: EntityManager, select: string, day: string) {
-  const { query } = pgTx(tx);
+async function chargeBatch(deps: DailyDeps, tx: EntityManager, select: Statement, day: string) {
+  const { query, run } = ormSql(tx);
   const params = select === sql.DUE_MANDATES ? [day, BATCH] : [BATCH];
-  const { rows } = await query<sql.DueMandateRow>(select, params);
+  const rows = await query<sql.DueMandateRow>(select, params);
   if (rows.length === 0) return { locked: 0, created: 0 };
   const plans = rows.map((m) => ({ m, plan: planFor(m, day) }));
   const now = deps.clock();
   const charges = plans.flatMap(({ m, plan }) => (plan.charge ? [newCharge(deps, m, plan.charge, now)] : []));
   let created = 0;
   if (charges.length) {
-    const col = <K extends Exclude<keyof NewCharge, 'request'>>(k: K) => pgArray(charges.map((c) => c[k]));
-    const inserted = await tx.execute<{ id: string }[]>(
+    const col = <K extends Exclude<keyof NewCharge, 'request'>>(k: K) => charges.map((c) => c[k]);
+    const inserted = await query<{ id: string }>(
       INSERT_RECURRING_CHARGES,
       (
         [
@@ -106,10 +103,10 @@ async function chargeBatch(deps: DailyDeps, tx: EntityManager, select: string, d
     created = inserted.length;
     if (deps.config.acquirer !== 'sandbox') await sendToPsp(deps, tx, charges, inserted);
   }
-  await query(sql.PLAN_MANDATES, [
-    pgArray(plans.map(({ m }) => m.id)),
-    pgArray(plans.map(({ plan }) => plan.nextCycle)),
-    pgArray(plans.map(({ plan }) => plan.autoChargeOn)),
+  await run(sql.PLAN_MANDATES, [
+    plans.map(({ m }) => m.id),
+    plans.map(({ plan }) => plan.nextCycle),
+    plans.map(({ plan }) => plan.autoChargeOn),
   ]);
   return { locked: rows.length, created };
 }
@@ -179,7 +176,7 @@ async function expireAll(deps: DailyDeps, em: EntityManager, day: string): Promi
   const at = now.toISOString();
   const { publicBaseUrl } = deps.config;
   const mandates = await drain(em, async (tx) => {
-    const { rows } = await pgTx(tx).query<MandateRow>(EXPIRE_MANDATES, [cutoff, day, BATCH, now, at]);
+    const rows = await ormSql(tx).query<MandateRow>(sql.EXPIRE_MANDATES, [cutoff, day, BATCH, now, at]);
     const data = (r: MandateRow) => mandateView(r, publicBaseUrl);
     await recordEvents(
       tx,
@@ -190,7 +187,7 @@ async function expireAll(deps: DailyDeps, em: EntityManager, day: string): Promi
   });
   const lastDue = plusDays(day, -(RETRY.lastDay + 1)); // expiresOn(lastDue) === day
   const charges = await drain(em, async (tx) => {
-    const { rows } = await pgTx(tx).query<RecurringChargeRow>(EXPIRE_CHARGES, [lastDue, BATCH, now, at]);
+    const rows = await ormSql(tx).query<RecurringChargeRow>(sql.EXPIRE_RECURRING_CHARGES, [lastDue, BATCH, now, at]);
     const data = recurringChargeView;
     await recordEvents(
       tx,

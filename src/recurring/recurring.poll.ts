@@ -1,6 +1,6 @@
 // The worker's Pix Automático queues with a PSP: callbacks asked about, and the recent changes polled.
 import type { AcquirerDeps, AcquirerMandate, AcquirerRecurringCharge } from '../acquirer/acquirer.ts';
-import { pgArray } from '../platform/sql.ts';
+import { ormSql } from '../platform/sql.ts';
 import { EVERY_MINUTE, QUEUES, WORK_POLLING, every, settleEach, work } from '../platform/queue.ts';
 import { applyCallback, applyMandate, applyRecurringCharge, type Applied } from './recurring.callbacks.ts';
 import * as sql from './recurring.callbacks.sql.ts';
@@ -62,7 +62,7 @@ export async function pollRecurring(deps: AcquirerDeps, from: Date, to: Date): P
   const count = (kind: string, a: Applied | 'current') => (counts[`${kind}.${a}`] = (counts[`${kind}.${a}`] ?? 0) + 1);
   const em = () => deps.orm.em.fork();
   for await (const page of pages(deps.acquirer.mandatesBetween(from, to))) {
-    const rows = await em().execute<sql.MandateState[]>(sql.MANDATES_BY_REC_IDS, [pgArray(page.map((m) => m.recId))]);
+    const rows = await ormSql(em()).query<sql.MandateState>(sql.MANDATES_BY_REC_IDS, [page.map((m) => m.recId)]);
     const ours = new Map(rows.map((r) => [r.rec_id, r]));
     for (const m of page) {
       const row = ours.get(m.recId);
@@ -72,7 +72,7 @@ export async function pollRecurring(deps: AcquirerDeps, from: Date, to: Date): P
     }
   }
   for await (const page of pages(deps.acquirer.recurringChargesBetween(from, to))) {
-    const rows = await em().execute<sql.ChargeState[]>(sql.CHARGES_BY_TXIDS, [pgArray(page.map((c) => c.txid))]);
+    const rows = await ormSql(em()).query<sql.ChargeState>(sql.CHARGES_BY_TXIDS, [page.map((c) => c.txid)]);
     const ours = new Map(rows.map((r) => [r.txid, r]));
     for (const c of page) {
       const row = ours.get(c.txid);

@@ -1,6 +1,8 @@
-// Every status change of a mandate and of a recurring charge, with its event (contract: Pix Automático). Each is one
-// guarded UPDATE (`where status in (from)`) in the states files, with its event in the same transaction.
-import type { MandateStatus } from './mandate.entity.ts';
+// Every status change of a mandate, of a PUSH mandate's request and of a recurring charge, with its event (contract:
+// Pix Automático). Each is one guarded UPDATE (`where status in (from)`) written from its row in the `*.sql.ts` files,
+// with its event (`t.event`) in the same transaction.
+import type { Transition } from '../platform/sql.ts';
+import { REQUEST_STATUSES, type MandateStatus } from './mandate.entity.ts';
 import type { RecurringChargeStatus } from './recurring-charge.entity.ts';
 
 export const MANDATE_TRANSITIONS = {
@@ -10,7 +12,47 @@ export const MANDATE_TRANSITIONS = {
   expire: { from: ['CREATED', 'APPROVED'], to: 'EXPIRED', event: 'mandate.expired' },
   // by the merchant (PATCH) or the payer (payer-cancel, the PSP's word)
   cancel: { from: ['CREATED', 'APPROVED'], to: 'CANCELED', event: 'mandate.canceled' },
-} as const satisfies Record<string, { from: readonly MandateStatus[]; to: MandateStatus; event: string | null }>;
+} as const satisfies Record<string, Transition<MandateStatus>>;
+
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+const besides = <S extends RequestStatus>(s: S) =>
+  REQUEST_STATUSES.filter((r): r is Exclude<RequestStatus, S> => r !== s);
+
+/**
+ * A PUSH mandate's `request_status` (no events: the mandate's own status carries the outcome). Its request follows its
+ * mandate while SENT (accept, reject, expire, cancel: with MANDATE_TRANSITIONS' approve, reject, expire, cancel); the
+ * merchant asks again after one EXPIRED or REJECTED (send); and the payer's PSP may report any status (report*, from
+ * any other, or none yet).
+ */
+export const MANDATE_REQUEST_TRANSITIONS = {
+  send: { from: ['EXPIRED', 'REJECTED'], to: 'SENT', event: null },
+  accept: { from: ['SENT'], to: 'ACCEPTED', event: null },
+  reject: { from: ['SENT'], to: 'REJECTED', event: null },
+  expire: { from: ['SENT'], to: 'EXPIRED', event: null },
+  cancel: { from: ['SENT'], to: 'CANCELED', event: null },
+  reportSent: { from: besides('SENT'), to: 'SENT', event: null },
+  reportAccepted: { from: besides('ACCEPTED'), to: 'ACCEPTED', event: null },
+  reportRejected: { from: besides('REJECTED'), to: 'REJECTED', event: null },
+  reportExpired: { from: besides('EXPIRED'), to: 'EXPIRED', event: null },
+  reportCanceled: { from: besides('CANCELED'), to: 'CANCELED', event: null },
+} as const satisfies Record<string, Transition<RequestStatus>>;
+
+// The request's transition that follows each of the mandate's.
+export const REQUEST_FOLLOWS = {
+  approve: MANDATE_REQUEST_TRANSITIONS.accept,
+  reject: MANDATE_REQUEST_TRANSITIONS.reject,
+  expire: MANDATE_REQUEST_TRANSITIONS.expire,
+  cancel: MANDATE_REQUEST_TRANSITIONS.cancel,
+} as const satisfies Record<keyof typeof MANDATE_TRANSITIONS, Transition<RequestStatus>>;
+
+// What the PSP reports, as the request's transition to it.
+export const REQUEST_REPORTED = {
+  SENT: MANDATE_REQUEST_TRANSITIONS.reportSent,
+  ACCEPTED: MANDATE_REQUEST_TRANSITIONS.reportAccepted,
+  REJECTED: MANDATE_REQUEST_TRANSITIONS.reportRejected,
+  EXPIRED: MANDATE_REQUEST_TRANSITIONS.reportExpired,
+  CANCELED: MANDATE_REQUEST_TRANSITIONS.reportCanceled,
+} as const satisfies { [S in RequestStatus]: Transition<RequestStatus> & { to: S } };
 
 export const RECURRING_CHARGE_TRANSITIONS = {
   // the payer's PSP scheduled it (the sandbox: at once)
@@ -23,10 +65,7 @@ export const RECURRING_CHARGE_TRANSITIONS = {
   cancel: { from: ['CREATED', 'ACTIVE'], to: 'CANCELED', event: 'recurring_charge.canceled' },
   // retries allowed and none paid by dueDate + 7: on dueDate + 8
   expire: { from: ['CREATED', 'ACTIVE'], to: 'EXPIRED', event: 'recurring_charge.expired' },
-} as const satisfies Record<
-  string,
-  { from: readonly RecurringChargeStatus[]; to: RecurringChargeStatus; event: string | null }
->;
+} as const satisfies Record<string, Transition<RecurringChargeStatus>>;
 
 // A rejected attempt that leaves the charge ACTIVE (retries remain): not a status change, but an event.
 export const ATTEMPT_FAILED_EVENT = 'recurring_charge.attempt_failed';
