@@ -162,9 +162,9 @@ export async function createMandate(
       const createdAt = deps.clock();
       const requestId = input.journey === 'PUSH' ? requestIdFor(created.recId) : null;
       const row = await transactional(em, async (tx) => {
-        // a concurrent creation under the same key: MikroORM's UniqueConstraintViolationException, which createOnce
-        // answers as a replay (ormSql passes the driver's error on as it is)
-        const insert = ormSql(tx).query<sql.MandateRow>(sql.INSERT_MANDATE, [
+        // a concurrent creation under the same key: MikroORM's UniqueConstraintViolationException (ormSql throws the
+        // ORM's exceptions), which createOnce answers as a replay
+        const [inserted] = await ormSql(tx).query<sql.MandateRow>(sql.INSERT_MANDATE, [
           id,
           createdAt,
           createdAt,
@@ -193,9 +193,6 @@ export async function createMandate(
           idempotencyKey ?? null,
           requestHash,
         ]);
-        const [inserted] = await insert.catch((err: Error) => {
-          throw tx.getDriver().convertException(err);
-        });
         // a prerequisite went away meanwhile (the PSP's mandate, never approved, expires there)
         if (!inserted) {
           const problem = await merchantProblem(tx, merchant.id);

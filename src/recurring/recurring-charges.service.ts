@@ -113,35 +113,31 @@ export async function createRecurringCharge(
           { bps: deps.config.platformFeeBps, fixed: deps.config.platformFeeFixed },
         );
         const expiresAt = new Date(endOfSaoPauloDay(expiresOn(input.dueDate)).getTime() + 999);
-        const inserted = await q
-          .query<{ id: string }>(
-            sql.INSERT_RECURRING_CHARGES,
-            [
-              id,
-              newId(),
-              merchantId,
-              m.id,
-              txid,
-              cycle,
-              input.dueDate,
-              input.amount,
-              input.description ?? null,
-              sandbox ? RECURRING_CHARGE_TRANSITIONS.activate.to : 'CREATED',
-              JSON.stringify([attempt]),
-              m.retry_policy === 'THREE_IN_SEVEN_DAYS' ? RETRY.max : 0,
-              false,
-              idempotencyKey ?? null,
-              requestHash,
-              platformFee(input.amount, feeTerms),
-              feeTerms.bps,
-              feeTerms.fixed,
-              expiresAt.toISOString(),
-              Math.max(1, Math.ceil((expiresAt.getTime() - now.getTime()) / 1000)),
-            ].map((v) => [v]), // one charge: an array of one each
-          )
-          .catch((err: Error) => {
-            throw tx.getDriver().convertException(err); // a key's duplicate: MikroORM's exception, for createOnce
-          });
+        const inserted = await q.query<{ id: string }>(
+          sql.INSERT_RECURRING_CHARGES,
+          [
+            id,
+            newId(),
+            merchantId,
+            m.id,
+            txid,
+            cycle,
+            input.dueDate,
+            input.amount,
+            input.description ?? null,
+            sandbox ? RECURRING_CHARGE_TRANSITIONS.activate.to : 'CREATED',
+            JSON.stringify([attempt]),
+            m.retry_policy === 'THREE_IN_SEVEN_DAYS' ? RETRY.max : 0,
+            false,
+            idempotencyKey ?? null,
+            requestHash,
+            platformFee(input.amount, feeTerms),
+            feeTerms.bps,
+            feeTerms.fixed,
+            expiresAt.toISOString(),
+            Math.max(1, Math.ceil((expiresAt.getTime() - now.getTime()) / 1000)),
+          ].map((v) => [v]), // one charge: an array of one each
+        );
         if (!inserted.length) throw new BusinessRuleError(CREATE_RULES.cycle, 'cycle_already_charged');
         if (!sandbox) {
           const request = {
