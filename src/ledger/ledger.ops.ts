@@ -4,6 +4,7 @@ import { OpsFailure, type Command } from '../platform/ops.ts';
 import * as sql from './ledger.sql.ts';
 import { STATEMENT_BROKEN, STATEMENT_DRIFT } from './statement.sql.ts';
 import { transactional } from '../platform/transaction.ts';
+import { ormSql } from '../platform/sql.ts';
 
 const SHOWN = 100; // problems listed per kind; `problemCount` has the full number
 
@@ -34,34 +35,32 @@ export async function verifyLedger(em: EntityManager) {
   return transactional(
     em,
     async (tx) => {
-      const count = async (table: Parameters<typeof sql.COUNT>[0]) =>
-        Number((await tx.execute<{ n: string }[]>(sql.COUNT(table)))[0].n);
+      const { query } = ormSql(tx);
+      const count = async (table: keyof typeof sql.COUNT) =>
+        Number((await query<{ n: string }>(sql.COUNT[table]))[0].n);
       const [transactions, accounts, entries] = [
         await count('ledger_transactions'),
         await count('ledger_accounts'),
         await count('ledger_entries'),
       ];
-      const unbalanced = await tx.execute<
-        { id: string; kind: string; reference_id: string; sum: string; total: string }[]
-      >(sql.UNBALANCED(SHOWN));
-      const drifted = await tx.execute<{ code: string; balance: string; sum: string; total: string }[]>(
-        sql.DRIFTED(SHOWN),
+      const unbalanced = await query<{ id: string; kind: string; reference_id: string; sum: string; total: string }>(
+        sql.UNBALANCED,
+        [SHOWN],
       );
-      const negative = await tx.execute<{ code: string; balance: string; total: string }[]>(sql.NEGATIVE(SHOWN));
-      const [{ sum: booksSum }] = await tx.execute<{ sum: string }[]>(sql.BOOKS_SUM);
-      const statements = await tx.execute<
-        {
-          merchant_id: string;
-          statement_count: string;
-          statement_total: string;
-          balances: string;
-          lines: string;
-          sum: string;
-          last: string;
-          total: string;
-        }[]
-      >(STATEMENT_DRIFT(SHOWN));
-      const broken = await tx.execute<{ merchant_id: string; n: string; total: string }[]>(STATEMENT_BROKEN(SHOWN));
+      const drifted = await query<{ code: string; balance: string; sum: string; total: string }>(sql.DRIFTED, [SHOWN]);
+      const negative = await query<{ code: string; balance: string; total: string }>(sql.NEGATIVE, [SHOWN]);
+      const [{ sum: booksSum }] = await query<{ sum: string }>(sql.BOOKS_SUM);
+      const statements = await query<{
+        merchant_id: string;
+        statement_count: string;
+        statement_total: string;
+        balances: string;
+        lines: string;
+        sum: string;
+        last: string;
+        total: string;
+      }>(STATEMENT_DRIFT, [SHOWN]);
+      const broken = await query<{ merchant_id: string; n: string; total: string }>(STATEMENT_BROKEN, [SHOWN]);
 
       const problems: LedgerProblem[] = [
         ...unbalanced.map((r) => ({

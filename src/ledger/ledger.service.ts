@@ -2,7 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError } from '../platform/errors.ts';
 import { newId } from '../platform/base.entity.ts';
-import { pgArray, pgTx } from '../platform/sql.ts';
+import { ormSql } from '../platform/sql.ts';
 import * as sql from './ledger.sql.ts';
 import { statementLines, type LedgerKind, type StatementLinks } from './statement.ts';
 
@@ -35,14 +35,12 @@ async function accountIdsFor(em: EntityManager, postings: Posting[]): Promise<Ma
   ].sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
   if (missing.length) {
     // creating an account takes no lock on an existing one (do nothing on conflict)
-    const created = await em.execute<{ code: string }[]>(sql.CREATE_ACCOUNTS, [
-      pgArray(missing.map(() => newId())),
-      pgArray(missing.map((p) => p.account)),
-      pgArray(missing.map((p) => p.merchantId ?? null)),
+    const created = await ormSql(em).query<{ code: string }>(sql.CREATE_ACCOUNTS, [
+      missing.map(() => newId()),
+      missing.map((p) => p.account),
+      missing.map((p) => p.merchantId ?? null),
     ]);
-    const rows = await em.execute<{ id: string; code: string }[]>(sql.ACCOUNT_IDS, [
-      pgArray(missing.map((p) => p.account)),
-    ]);
+    const rows = await ormSql(em).query<{ id: string; code: string }>(sql.ACCOUNT_IDS, [missing.map((p) => p.account)]);
     const ours = new Set(created.map((r) => r.code));
     // an account this transaction created is not cached: a rollback would leave the cache pointing at nothing
     const found = new Map(rows.map((r) => [r.code, r.id]));
@@ -114,27 +112,25 @@ export async function postMany(em: EntityManager, txs: LedgerTransaction[]): Pro
       .map((p) => ({ tx: ids[i], account: accountIds.get(p.account)!, amount: p.amount })),
   );
   const links = (l: (typeof lines)[number]) => txs[l.tx].links ?? {};
-  const {
-    rows: [result],
-  } = await pgTx(em).query<{ posted: string[] | null; moves: number; moved: number }>(sql.POST, [
-    pgArray(ids),
-    pgArray(txs.map((t) => t.kind)),
-    pgArray(txs.map((t) => t.referenceId)),
-    pgArray(entries.map(() => newId())),
-    pgArray(entries.map((e) => e.tx)),
-    pgArray(entries.map((e) => e.account)),
-    pgArray(entries.map((e) => e.amount)),
-    pgArray(lines.map(() => newId())),
-    pgArray(lines.map((l) => ids[l.tx])),
-    pgArray(lines.map((l) => accountIds.get(accounts.available(l.merchantId))!)),
-    pgArray(lines.map((l) => l.merchantId)),
-    pgArray(lines.map((l) => l.type)),
-    pgArray(lines.map((l) => l.amount)),
-    pgArray(lines.map((l) => l.blocked)),
-    pgArray(lines.map((l) => links(l).chargeId ?? null)),
-    pgArray(lines.map((l) => links(l).withdrawalId ?? null)),
-    pgArray(lines.map((l) => links(l).refundId ?? null)),
-    pgArray(lines.map((l) => links(l).infractionId ?? null)),
+  const [result] = await ormSql(em).query<{ posted: string[] | null; moves: number; moved: number }>(sql.POST, [
+    ids,
+    txs.map((t) => t.kind),
+    txs.map((t) => t.referenceId),
+    entries.map(() => newId()),
+    entries.map((e) => e.tx),
+    entries.map((e) => e.account),
+    entries.map((e) => e.amount),
+    lines.map(() => newId()),
+    lines.map((l) => ids[l.tx]),
+    lines.map((l) => accountIds.get(accounts.available(l.merchantId))!),
+    lines.map((l) => l.merchantId),
+    lines.map((l) => l.type),
+    lines.map((l) => l.amount),
+    lines.map((l) => l.blocked),
+    lines.map((l) => links(l).chargeId ?? null),
+    lines.map((l) => links(l).withdrawalId ?? null),
+    lines.map((l) => links(l).refundId ?? null),
+    lines.map((l) => links(l).infractionId ?? null),
   ]);
   if (result.moved !== result.moves) throw new InsufficientFundsError();
   return result.posted ?? [];
@@ -144,7 +140,7 @@ export async function merchantBalance(
   em: EntityManager,
   merchantId: string,
 ): Promise<{ available: number; blocked: number }> {
-  const rows = await em.execute<{ code: string; balance: string }[]>(sql.BALANCES, [
+  const rows = await ormSql(em).query<{ code: string; balance: string }>(sql.BALANCES, [
     accounts.available(merchantId),
     accounts.blocked(merchantId),
   ]);

@@ -1,17 +1,24 @@
-// Every statement on the ledger tables (run through MikroORM: `?` parameters; POST, the hot one, `$n` through pgTx).
+// Every statement on the ledger tables, declared (`$n`, named: src/platform/sql.ts) and the rows they return.
+import { statement } from '../platform/sql.ts';
 
 // New accounts, without locking existing ones (do nothing on conflict). Parameters: arrays of id, code, merchant_id.
-export const CREATE_ACCOUNTS = `
+export const CREATE_ACCOUNTS = statement(
+  'ledger.create_accounts',
+  `
   insert into ledger_accounts (id, created_at, updated_at, code, merchant_id, balance)
   select id, now(), now(), code, merchant_id, 0
-    from unnest(?::uuid[], ?::text[], ?::uuid[]) as a(id, code, merchant_id)
+    from unnest($1::uuid[], $2::text[], $3::uuid[]) as a(id, code, merchant_id)
       on conflict (code) do nothing
-  returning code`;
+  returning code`,
+);
 
-export const ACCOUNT_IDS = `
+export const ACCOUNT_IDS = statement(
+  'ledger.account_ids',
+  `
   select id, code
     from ledger_accounts
-   where code = any(?::text[])`;
+   where code = any($1::text[])`,
+);
 
 /**
  * Several balanced transactions in one statement (see postMany): the transaction rows (those already posted are
@@ -24,8 +31,9 @@ export const ACCOUNT_IDS = `
  * of line id, transaction_id, head (available account) id, merchant_id, type, amount, blocked amount, charge_id,
  * withdrawal_id, refund_id, infraction_id (lines of one merchant in posting order).
  */
-// `$n`: sent through pgTx, so it is a named statement, planned once per connection (prepared.ts).
-export const POST = `
+export const POST = statement(
+  'ledger.post',
+  `
   with t as (
     insert into ledger_transactions (id, created_at, updated_at, kind, reference_id)
     select id, now(), now(), kind, reference_id
@@ -101,20 +109,43 @@ export const POST = `
   select (select array_agg(reference_id::text) from t) as posted,
          (select count(*) from locked)::int as moves,
          (select count(*) from moved)::int as moved,
-         (select count(*) from written)::int as written`;
+         (select count(*) from written)::int as written`,
+);
 
 // A merchant's two accounts (parameters: the available and blocked account codes).
-export const BALANCES = `
+export const BALANCES = statement(
+  'ledger.balances',
+  `
   select code, balance
     from ledger_accounts
-   where code in (?, ?)`;
+   where code in ($1, $2)`,
+);
 
-// ledger:verify (problems listed per kind, `total` counts them all).
-export const COUNT = (table: 'ledger_transactions' | 'ledger_accounts' | 'ledger_entries') => `
+// ledger:verify (problems listed per kind, `total` counts them all; `$1` how many are listed).
+export const COUNT = {
+  ledger_transactions: statement(
+    'ledger.count_transactions',
+    `
   select count(*) as n
-    from ${table}`;
+    from ledger_transactions`,
+  ),
+  ledger_accounts: statement(
+    'ledger.count_accounts',
+    `
+  select count(*) as n
+    from ledger_accounts`,
+  ),
+  ledger_entries: statement(
+    'ledger.count_entries',
+    `
+  select count(*) as n
+    from ledger_entries`,
+  ),
+};
 
-export const UNBALANCED = (shown: number) => `
+export const UNBALANCED = statement(
+  'ledger.unbalanced',
+  `
   select t.id, t.kind, t.reference_id, s.sum, count(*) over () as total
     from (select transaction_id, sum(amount) as sum
             from ledger_entries
@@ -122,9 +153,12 @@ export const UNBALANCED = (shown: number) => `
           having sum(amount) <> 0) s
     join ledger_transactions t on t.id = s.transaction_id
    order by t.created_at
-   limit ${shown}`;
+   limit $1`,
+);
 
-export const DRIFTED = (shown: number) => `
+export const DRIFTED = statement(
+  'ledger.drifted',
+  `
   select a.code, a.balance, coalesce(s.sum, 0) as sum, count(*) over () as total
     from ledger_accounts a
     left join (select account_id, sum(amount) as sum
@@ -132,15 +166,22 @@ export const DRIFTED = (shown: number) => `
                 group by account_id) s on s.account_id = a.id
    where a.balance <> coalesce(s.sum, 0)
    order by a.code
-   limit ${shown}`;
+   limit $1`,
+);
 
-export const NEGATIVE = (shown: number) => `
+export const NEGATIVE = statement(
+  'ledger.negative',
+  `
   select code, balance, count(*) over () as total
     from ledger_accounts
    where (merchant_id is not null or code like 'merchant:%') and balance < 0
    order by code
-   limit ${shown}`;
+   limit $1`,
+);
 
-export const BOOKS_SUM = `
+export const BOOKS_SUM = statement(
+  'ledger.books_sum',
+  `
   select coalesce(sum(balance), 0) as sum
-    from ledger_accounts`;
+    from ledger_accounts`,
+);

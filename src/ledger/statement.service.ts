@@ -1,6 +1,7 @@
 // The statement's reads: a time range of a merchant's lines, and its views.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as sql from './statement.sql.ts';
+import { ormSql } from '../platform/sql.ts';
 
 // A time range of the statement: lines with from <= createdAt < until (either open).
 export type StatementRange = { from?: Date; until?: Date };
@@ -26,7 +27,7 @@ export type StatementEntryView = ReturnType<typeof statementEntryView>;
 
 // The n range of the lines in a time range (statement.sql.ts BOUNDS): lo < n <= hi.
 export async function statementBounds(em: EntityManager, merchantId: string, range: StatementRange) {
-  const [b] = await em.execute<{ hi: string; lo: string }[]>(sql.BOUNDS, [
+  const [b] = await ormSql(em).query<{ hi: string; lo: string }>(sql.BOUNDS, [
     merchantId,
     range.until ?? 'infinity',
     merchantId,
@@ -43,7 +44,7 @@ export async function statementLinesBetween(
   lo: number,
   limit: number,
 ): Promise<StatementEntryView[]> {
-  const rows = await em.execute<sql.StatementRow[]>(sql.LINES, [merchantId, hi, lo, limit]);
+  const rows = await ormSql(em).query<sql.StatementRow>(sql.LINES, [merchantId, hi, lo, limit]);
   return rows.map(statementEntryView);
 }
 
