@@ -8,7 +8,7 @@ export type TransferRow = { status: TransferResult['status']; batch_id: string |
 // Books a transfer once per idempotency key; a repeat only counts the request (proof that a retry did not send twice).
 // Parameters: idempotency key, amount, pix key, its type, description, status, batch id, failure reason.
 export const BOOK_TRANSFER = statement(
-  'sandbox.book_transfer',
+  'acquirer.sandbox_book_transfer',
   `
   insert into sandbox_transfers (idempotency_key, amount, pix_key, pix_key_type, description, status, batch_id,
                                  failure_reason, requests, created_at, updated_at)
@@ -18,7 +18,7 @@ export const BOOK_TRANSFER = statement(
 );
 
 export const TRANSFER = statement(
-  'sandbox.transfer',
+  'acquirer.sandbox_transfer',
   `
   select status, batch_id, failure_reason
     from sandbox_transfers
@@ -27,7 +27,7 @@ export const TRANSFER = statement(
 
 // A transfer's steps, written from SANDBOX_TRANSFER_TRANSITIONS (parameter: idempotency key).
 export const COMPLETE_TRANSFER = statement(
-  'sandbox.complete_transfer',
+  'acquirer.sandbox_complete_transfer',
   `
   update sandbox_transfers set status = ${to(T.settle)}, updated_at = now()
    where idempotency_key = $1 and status in (${from(T.settle)})
@@ -35,7 +35,7 @@ export const COMPLETE_TRANSFER = statement(
 );
 
 export const RETURN_TRANSFER = statement(
-  'sandbox.return_transfer',
+  'acquirer.sandbox_return_transfer',
   `
   update sandbox_transfers set status = ${to(T.return)}, updated_at = now()
    where idempotency_key = $1 and status in (${from(T.return)})`,
