@@ -5,6 +5,7 @@ import type { Job, JobResult, PgBoss } from 'pg-boss';
 import { enqueue, QUEUES, work, type SandboxTransferJob } from '../platform/queue.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Acquirer, TransferResult } from './acquirer.ts';
+import { ormSql } from '../platform/sql.ts';
 import * as sql from './sandbox.sql.ts';
 import { buildDynamicPix } from '../pix/brcode.ts';
 import { transactional } from '../platform/transaction.ts';
@@ -63,7 +64,7 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
     async transferOut({ idempotencyKey, amount, pixKey, pixKeyType, description }) {
       return transactional(orm.em.fork(), async (em) => {
         const fails = pixKey === SANDBOX_KEYS.fail; // refused up front, before any batch existed
-        const [row] = await em.execute<(sql.TransferRow & { inserted: boolean; amount: number; pix_key: string })[]>(
+        const [row] = await ormSql(em).query<sql.TransferRow & { inserted: boolean; amount: number; pix_key: string }>(
           sql.BOOK_TRANSFER,
           [
             idempotencyKey,
@@ -112,7 +113,7 @@ export function createSandboxAcquirer({ publicBaseUrl, orm, boss }: SandboxDeps)
     async *mandatesBetween() {},
     async *recurringChargesBetween() {},
     async getTransfer(idempotencyKey) {
-      const [row] = await orm.em.fork().execute<sql.TransferRow[]>(sql.TRANSFER, [idempotencyKey]);
+      const [row] = await ormSql(orm.em.fork()).query<sql.TransferRow>(sql.TRANSFER, [idempotencyKey]);
       return row ? resultOf(row) : null;
     },
   };
@@ -129,14 +130,15 @@ async function advance(
   { idempotencyKey, step }: SandboxTransferJob,
 ): Promise<TransferResult | null> {
   return transactional(orm.em.fork(), async (em) => {
+    const db = ormSql(em);
     if (step === 'settle') {
-      const done = await em.execute<{ pix_key: string }[]>(sql.COMPLETE_TRANSFER, [idempotencyKey]);
+      const done = await db.query<{ pix_key: string }>(sql.COMPLETE_TRANSFER, [idempotencyKey]);
       if (done[0]?.pix_key === SANDBOX_KEYS.return)
         await schedule(em, boss, { idempotencyKey, step: 'return' }, RETURN_AFTER_SECONDS);
     } else {
-      await em.execute(sql.RETURN_TRANSFER, [idempotencyKey]);
+      await db.run(sql.RETURN_TRANSFER, [idempotencyKey]);
     }
-    const [row] = await em.execute<sql.TransferRow[]>(sql.TRANSFER, [idempotencyKey]);
+    const [row] = await db.query<sql.TransferRow>(sql.TRANSFER, [idempotencyKey]);
     return row ? resultOf(row) : null;
   });
 }

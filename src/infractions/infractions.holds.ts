@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, InsufficientFundsError } from '../ledger/ledger.service.ts';
-import { pgTx } from '../platform/sql.ts';
+import { ormSql } from '../platform/sql.ts';
 import * as sql from './infractions.sql.ts';
 
 /**
@@ -14,13 +14,13 @@ import * as sql from './infractions.sql.ts';
 
 // An infraction OPEN or UNDER_REVIEW on the charge.
 export async function hasOpenInfraction(tx: EntityManager, chargeId: string): Promise<boolean> {
-  return (await tx.execute(sql.OPEN_ON_CHARGE, [chargeId])).length > 0;
+  return (await ormSql(tx).query(sql.OPEN_ON_CHARGE, [chargeId])).length > 0;
 }
 
 // After a debit (its ledger row locked until the commit): the balance left must still cover the open infractions'
 // shortfall.
 export async function guardOwed(tx: EntityManager, merchantId: string): Promise<void> {
-  const [row] = await tx.execute<{ balance: string; owed: string }[]>(sql.AVAILABLE_AND_OWED, [
+  const [row] = await ormSql(tx).query<{ balance: string; owed: string }>(sql.AVAILABLE_AND_OWED, [
     accounts.available(merchantId),
     merchantId,
   ]);
@@ -35,8 +35,7 @@ export async function coverAfterCredit(
   merchantIds: readonly string[],
 ): Promise<void> {
   if (merchantIds.length === 0) return;
-  const ids = `{${[...new Set(merchantIds)].join(',')}}`;
-  const { rows } = await pgTx(tx).query<{ merchant_id: string }>(sql.MERCHANTS_OWING, [ids]);
+  const rows = await ormSql(tx).query<{ merchant_id: string }>(sql.MERCHANTS_OWING, [[...new Set(merchantIds)]]);
   for (const { merchant_id } of rows)
     await enqueue(deps.boss, tx, QUEUES.infractionsCover, { merchantId: merchant_id });
 }

@@ -2,6 +2,7 @@
 import { createLogger } from '../platform/logger.ts';
 import { OpsError, type Command, type OpsContext } from '../platform/ops.ts';
 import { decide, type Outcome } from './infractions.states.ts';
+import { ormSql } from '../platform/sql.ts';
 import * as sql from './infractions.sql.ts';
 import { infractionView } from './infractions.view.ts';
 
@@ -34,9 +35,10 @@ export const infractionCommands: Command[] = [
       overdue: { type: 'boolean', description: 'only OPEN past their defence deadline' },
     },
     async run({ em }, flags) {
-      const rows = await em.execute<(sql.InfractionRow & { merchant_name: string })[]>(
-        sql.OPS_LIST(flags.open === true, flags.overdue === true),
-      );
+      const rows = await ormSql(em).query<sql.InfractionRow & { merchant_name: string }>(sql.OPS_LIST, [
+        flags.open === true,
+        flags.overdue === true,
+      ]);
       return {
         count: rows.length,
         infractions: rows.map((r) => ({

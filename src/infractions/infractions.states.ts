@@ -4,7 +4,7 @@ import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, AcquirerInfraction } from '../acquirer/acquirer.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { isUuid, newId } from '../platform/base.entity.ts';
-import { pgArray } from '../platform/sql.ts';
+import { ormSql, type Transition } from '../platform/sql.ts';
 import { recordEvent, recordEvents } from '../webhooks/outbox.ts';
 import type { EventType } from '../webhooks/catalog.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
@@ -24,18 +24,26 @@ type Deps = Pick<Services, 'boss' | 'config' | 'logger'>;
  * changes nothing.
  */
 export const INFRACTION_TRANSITIONS = {
-  defend: { from: ['OPEN'], to: 'UNDER_REVIEW' },
-  // the payer gets the amount back: the block is consumed, the charge becomes REFUNDED
-  accept: { from: ['OPEN', 'UNDER_REVIEW'], to: 'ACCEPTED' },
+  defend: { from: ['OPEN'], to: 'UNDER_REVIEW', event: 'infraction.updated' },
+  // the payer gets the amount back: the block is consumed, the charge becomes REFUNDED (and, with the event,
+  // infraction.refund_completed: REFUND_COMPLETED)
+  accept: { from: ['OPEN', 'UNDER_REVIEW'], to: 'ACCEPTED', event: 'infraction.updated' },
   // the block goes back to available
-  reject: { from: ['OPEN', 'UNDER_REVIEW'], to: 'REJECTED' },
-  cancel: { from: ['OPEN', 'UNDER_REVIEW'], to: 'CANCELED' },
-} as const satisfies Record<string, { from: readonly InfractionStatus[]; to: InfractionStatus }>;
+  reject: { from: ['OPEN', 'UNDER_REVIEW'], to: 'REJECTED', event: 'infraction.updated' },
+  cancel: { from: ['OPEN', 'UNDER_REVIEW'], to: 'CANCELED', event: 'infraction.updated' },
+} as const satisfies Record<string, Transition<InfractionStatus, EventType>>;
+
+// The second event an accepted infraction records, after T.accept's: the payer's money is back.
+const REFUND_COMPLETED = 'infraction.refund_completed' satisfies EventType;
 
 export type Outcome = 'accept' | 'reject' | 'cancel';
 const T = INFRACTION_TRANSITIONS;
 const DEFEND = sql.DEFEND(T.defend);
-const DECIDE = { accept: sql.TRANSITION(T.accept), reject: sql.TRANSITION(T.reject), cancel: sql.TRANSITION(T.cancel) };
+const DECIDE = {
+  accept: sql.TRANSITION('accept', T.accept),
+  reject: sql.TRANSITION('reject', T.reject),
+  cancel: sql.TRANSITION('cancel', T.cancel),
+};
 
 const NOT_FOUND = 'Infração não encontrada';
 export const NOT_PAID = 'Apenas cobranças pagas podem receber uma infração';
@@ -51,13 +59,13 @@ const emit = (tx: EntityManager, deps: Deps, r: sql.InfractionRow, type: EventTy
 // (a posting's accounts are locked in that order too, so the two never wait on each other crosswise).
 async function lockedAvailable(tx: EntityManager, merchantId: string, others: string[] = []): Promise<number> {
   const codes = [accounts.available(merchantId), ...others];
-  const rows = await tx.execute<{ code: string; balance: string }[]>(sql.LOCK_ACCOUNTS, [pgArray(codes)]);
+  const rows = await ormSql(tx).query<{ code: string; balance: string }>(sql.LOCK_ACCOUNTS, [codes]);
   return Number(rows.find((r) => r.code === codes[0])?.balance ?? 0);
 }
 
 // What a charge's refunds took back or are taking back, in the caller's transaction (the charge locked first).
 async function refundsOf(tx: EntityManager, chargeId: string) {
-  const [r] = await tx.execute<sql.RefundsOfCharge[]>(sql.REFUNDS_OF_CHARGE, [chargeId]);
+  const [r] = await ormSql(tx).query<sql.RefundsOfCharge>(sql.REFUNDS_OF_CHARGE, [chargeId]);
   return { completed: Number(r.completed), processing: Number(r.processing) };
 }
 
@@ -84,9 +92,10 @@ export async function openInfraction(
 ): Promise<InfractionView> {
   if (!isUuid(input.chargeId)) throw new NotFoundError('Cobrança não encontrada');
   const row = await transactional(em, async (tx) => {
-    const [c] = await tx.execute<{ id: string; merchant_id: string; amount: number; status: string }[]>(sql.CHARGE, [
-      input.chargeId,
-    ]);
+    const [c] = await ormSql(tx).query<{ id: string; merchant_id: string; amount: number; status: string }>(
+      sql.CHARGE,
+      [input.chargeId],
+    );
     if (!c || (input.merchantId && c.merchant_id !== input.merchantId))
       throw new NotFoundError('Cobrança não encontrada');
     if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID, 'charge_not_paid');
@@ -98,7 +107,7 @@ export async function openInfraction(
     // the balance is locked before the row is inserted: a row being inserted is no lock anyone else can wait on
     const toBlock = Math.min(amount, Math.max(0, await lockedAvailable(tx, c.merchant_id)));
     const deadline = input.deadlineAt ?? new Date(Date.now() + deps.config.infractionDefenseHours * 3600_000);
-    const [r] = await tx.execute<sql.InfractionRow[]>(sql.INSERT, [
+    const [r] = await ormSql(tx).query<sql.InfractionRow>(sql.INSERT, [
       newId(),
       c.merchant_id,
       c.id,
@@ -136,14 +145,14 @@ export async function openInfraction(
 export async function coverShortfall(deps: Deps, em: EntityManager, merchantId: string): Promise<number> {
   return transactional(em, async (tx) => {
     // infraction rows before ledger accounts (the lock order)
-    const owed = await tx.execute<sql.InfractionRow[]>(sql.OWED, [merchantId]);
+    const owed = await ormSql(tx).query<sql.InfractionRow>(sql.OWED, [merchantId]);
     if (owed.length === 0) return 0;
     let available = await lockedAvailable(tx, merchantId);
     let covered = 0;
     for (const r of owed) {
       const take = Math.min(r.shortfall, available);
       if (take <= 0) break;
-      await tx.execute(sql.COVER, [take, take, r.id]);
+      await ormSql(tx).run(sql.COVER, [take, r.id]);
       await post(
         tx,
         'infraction.cover',
@@ -163,7 +172,7 @@ export async function coverShortfall(deps: Deps, em: EntityManager, merchantId: 
 
 export async function coverAll(deps: Deps, em: EntityManager): Promise<number> {
   let total = 0;
-  for (const { merchant_id } of await em.fork().execute<{ merchant_id: string }[]>(sql.MERCHANTS_OWED))
+  for (const { merchant_id } of await ormSql(em.fork()).query<{ merchant_id: string }>(sql.MERCHANTS_OWED))
     total += await coverShortfall(deps, em.fork(), merchant_id);
   return total;
 }
@@ -180,15 +189,15 @@ export async function defend(
   text: string,
 ): Promise<InfractionView> {
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
-  const [current] = await em.execute<sql.InfractionRow[]>(sql.FOR_MERCHANT, [id, merchantId]);
+  const [current] = await ormSql(em).query<sql.InfractionRow>(sql.FOR_MERCHANT, [id, merchantId]);
   if (!current) throw new NotFoundError(NOT_FOUND);
   if (current.status !== 'OPEN' || new Date(current.deadline_at) <= new Date())
     throw new BusinessRuleError(DEFENSE_CLOSED, 'defense_closed');
   if (current.acquirer_id) await deps.acquirer.submitDefense(current.acquirer_id, text);
   const row = await transactional(em, async (tx) => {
-    const [r] = await tx.execute<sql.InfractionRow[]>(DEFEND, [text, id, merchantId]);
+    const [r] = await ormSql(tx).query<sql.InfractionRow>(DEFEND, [text, id, merchantId]);
     if (!r) throw new BusinessRuleError(DEFENSE_CLOSED, 'defense_closed');
-    await emit(tx, deps, r, 'infraction.updated');
+    await emit(tx, deps, r, T.defend.event);
     return r;
   });
   return infractionView(row);
@@ -211,15 +220,15 @@ export async function decide(
 ): Promise<InfractionView | null> {
   if (!isUuid(id)) throw new NotFoundError(NOT_FOUND);
   const row = await transactional(em, async (tx) => {
-    const [c] = await tx.execute<{ id: string; amount: number }[]>(sql.LOCK_CHARGE_OF, [id]);
+    const [c] = await ormSql(tx).query<{ id: string; amount: number }>(sql.LOCK_CHARGE_OF, [id]);
     if (!c) throw new NotFoundError(NOT_FOUND);
-    let [r] = await tx.execute<sql.InfractionRow[]>(DECIDE[outcome], [id]);
+    let [r] = await ormSql(tx).query<sql.InfractionRow>(DECIDE[outcome], [id]);
     if (!r) return null; // decided already
     const m = r.merchant_id;
     if (outcome === 'accept') {
       const refunds = await refundsOf(tx, c.id);
       const take = Math.max(0, Math.min(amount ?? r.amount, c.amount - refunds.completed - refunds.processing));
-      if (take !== r.amount) [r] = await tx.execute<sql.InfractionRow[]>(sql.SET_AMOUNT, [take, r.id]);
+      if (take !== r.amount) [r] = await ormSql(tx).query<sql.InfractionRow>(sql.SET_AMOUNT, [take, r.id]);
       const fromBlocked = Math.min(r.blocked, take);
       const rest = take - fromBlocked;
       const others = [accounts.blocked(m), accounts.medLosses, accounts.acquirerSettlement];
@@ -239,8 +248,8 @@ export async function decide(
       );
       await markRefunded(deps, tx, r.charge_id);
       await recordEvents(tx, deps.boss, [
-        { merchantId: m, type: 'infraction.updated', data: infractionView(r) },
-        { merchantId: m, type: 'infraction.refund_completed', data: infractionView(r) },
+        { merchantId: m, type: T.accept.event, data: infractionView(r) },
+        { merchantId: m, type: REFUND_COMPLETED, data: infractionView(r) },
       ]);
     } else {
       if (r.blocked > 0)
@@ -254,7 +263,7 @@ export async function decide(
           ],
           { infractionId: r.id, chargeId: r.charge_id },
         );
-      await emit(tx, deps, r, 'infraction.updated');
+      await emit(tx, deps, r, T[outcome].event);
     }
     return r;
   });
@@ -268,10 +277,10 @@ export async function applyAcquirerInfraction(
   em: EntityManager,
   i: AcquirerInfraction,
 ): Promise<'opened' | 'updated' | 'unchanged' | 'unknown_payment'> {
-  let [row] = await em.fork().execute<sql.InfractionRow[]>(sql.BY_ACQUIRER_ID, [i.acquirerId]);
+  let [row] = await ormSql(em.fork()).query<sql.InfractionRow>(sql.BY_ACQUIRER_ID, [i.acquirerId]);
   let result: 'opened' | 'updated' | 'unchanged' = 'unchanged';
   if (!row) {
-    const [charge] = await em.fork().execute<{ id: string }[]>(sql.CHARGE_BY_E2E, [i.endToEndId]);
+    const [charge] = await ormSql(em.fork()).query<{ id: string }>(sql.CHARGE_BY_E2E, [i.endToEndId]);
     if (!charge) return 'unknown_payment';
     try {
       await openInfraction(deps, em.fork(), {
@@ -287,7 +296,7 @@ export async function applyAcquirerInfraction(
       deps.logger.warn({ err, acquirerId: i.acquirerId }, 'infraction listed by the acquirer could not be opened');
       return 'unchanged';
     }
-    [row] = await em.fork().execute<sql.InfractionRow[]>(sql.BY_ACQUIRER_ID, [i.acquirerId]);
+    [row] = await ormSql(em.fork()).query<sql.InfractionRow>(sql.BY_ACQUIRER_ID, [i.acquirerId]);
   }
   const outcome: Outcome | null =
     i.status === 'ACCEPTED' ? 'accept' : i.status === 'REJECTED' ? 'reject' : i.status === 'CANCELED' ? 'cancel' : null;

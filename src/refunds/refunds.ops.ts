@@ -3,6 +3,7 @@ import { OpsUsageError, type Command } from '../platform/ops.ts';
 import { dateFlag } from '../platform/dates.ts';
 import { UNMATCHED_STATUSES } from './unmatched-payment.entity.ts';
 import { refundView } from './refunds.view.ts';
+import { ormSql } from '../platform/sql.ts';
 import * as sql from './refunds.sql.ts';
 
 function limitOf(raw: unknown): number {
@@ -28,13 +29,13 @@ export const refundCommands: Command[] = [
       if (status !== undefined && !(UNMATCHED_STATUSES as readonly string[]).includes(status)) {
         throw new OpsUsageError(`--status must be one of ${UNMATCHED_STATUSES.join(', ')}`);
       }
-      const rows = await em.execute<
-        (sql.UnmatchedRow & {
+      const rows = await ormSql(em).query<
+        sql.UnmatchedRow & {
           refund_id: string | null;
           refund_status: string | null;
           refund_failure_reason: string | null;
-        })[]
-      >(sql.UNMATCHED_LIST(status ? 'where u.status = ?' : ''), [...(status ? [status] : []), limitOf(flags.limit)]);
+        }
+      >(sql.UNMATCHED_LIST, [status ?? null, limitOf(flags.limit)]);
       return {
         count: rows.length,
         payments: rows.map((r) => ({
@@ -65,7 +66,7 @@ export const refundCommands: Command[] = [
     async run({ em }, flags) {
       const since =
         flags.since === undefined ? new Date(Date.now() - 30 * 86400_000) : new Date(dateFlag(flags.since, 'since'));
-      const rows = await em.execute<(sql.RefundRow & { txid: string | null })[]>(sql.FAILED_REFUNDS, [
+      const rows = await ormSql(em).query<sql.RefundRow & { txid: string | null }>(sql.FAILED_REFUNDS, [
         since,
         limitOf(flags.limit),
       ]);

@@ -6,6 +6,7 @@ import { isUuid, newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { transactional } from '../platform/transaction.ts';
+import { ormSql } from '../platform/sql.ts';
 import { InsufficientFundsError, merchantBalance, post } from '../ledger/ledger.service.ts';
 import { chargeRowView } from '../charges/charges.view.ts';
 import { guardOwed, hasOpenInfraction } from '../infractions/infractions.holds.ts';
@@ -29,7 +30,7 @@ const recipientShort = (s: SplitShare) =>
 // What each recipient of the charge's splits gives back of this refund (reverseSplits), after what the earlier
 // reversing refunds took; read with the charge locked.
 async function sharesOf(tx: EntityManager, c: sql.ChargeForRefund, paid: number, amount: number) {
-  const rows = await tx.execute<{ amount: string; split_shares: SplitShare[] }[]>(sql.SPLITS_REVERSED, [c.id]);
+  const rows = await ormSql(tx).query<{ amount: string; split_shares: SplitShare[] }>(sql.SPLITS_REVERSED, [c.id]);
   const before = {
     amount: rows.reduce((sum, r) => sum + Number(r.amount), 0),
     shares: rows.flatMap((r) => r.split_shares),
@@ -108,7 +109,7 @@ export async function createRefund(
 ): Promise<{ refund: sql.RefundRow; replayed: boolean }> {
   if (!isUuid(chargeId)) throw new NotFoundError(NOT_FOUND);
   const prior = async () => {
-    const [r] = (await em.fork().execute<sql.RefundRow[]>(sql.REFUND_BY_KEY, [merchantId, idempotencyKey])).map(
+    const [r] = (await ormSql(em.fork()).query<sql.RefundRow>(sql.REFUND_BY_KEY, [merchantId, idempotencyKey])).map(
       sql.refundRow,
     );
     return r ? { ...r, requestHash: r.request_hash } : null;
@@ -121,13 +122,17 @@ export async function createRefund(
       replay: (r) => r,
       create: (requestHash) =>
         transactional(em, async (tx) => {
-          const [c] = await tx.execute<sql.ChargeForRefund[]>(sql.CHARGE_FOR_REFUND, [chargeId, merchantId, recurring]);
+          const [c] = await ormSql(tx).query<sql.ChargeForRefund>(sql.CHARGE_FOR_REFUND, [
+            chargeId,
+            merchantId,
+            recurring,
+          ]);
           if (!c) throw new NotFoundError(NOT_FOUND);
           if (c.status !== 'PAID') throw new BusinessRuleError(NOT_PAID, 'charge_not_paid');
           if (Date.now() > new Date(c.paid_at!).getTime() + REFUND_WINDOW_DAYS * 86400_000)
             throw new BusinessRuleError(TOO_LATE, 'refund_window_expired');
           if (await hasOpenInfraction(tx, c.id)) throw new ConflictError(INFRACTION_OPEN, 'infraction_open');
-          const [t] = await tx.execute<{ amount: string; fee: string }[]>(sql.REFUNDS_TAKEN, [c.id]);
+          const [t] = await ormSql(tx).query<{ amount: string; fee: string }>(sql.REFUNDS_TAKEN, [c.id]);
           const taken = { amount: Number(t.amount), fee: Number(t.fee) };
           const paid = c.paid_amount ?? c.amount; // what the payer paid (a due-date charge: the amount due that day)
           const left = paid - taken.amount;
@@ -137,20 +142,25 @@ export async function createRefund(
           const feeAmount = refundFee({ amount: paid, fee: c.fee }, taken, amount);
           const splits = input.reverseSplits ? await sharesOf(tx, c, paid, amount) : null;
           const [refund] = (
-            await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
-              newId(),
-              merchantId,
-              c.id,
-              null,
-              c.end_to_end_id,
-              amount,
-              feeAmount,
-              input.reason ?? null,
-              c.refunded_amount,
-              idempotencyKey ?? null,
-              requestHash,
-              splits && JSON.stringify(splits),
-            ])
+            await ormSql(tx)
+              .query<sql.RefundRow>(sql.INSERT_REFUND, [
+                newId(),
+                merchantId,
+                c.id,
+                null,
+                c.end_to_end_id,
+                amount,
+                feeAmount,
+                input.reason ?? null,
+                c.refunded_amount,
+                idempotencyKey ?? null,
+                requestHash,
+                splits && JSON.stringify(splits),
+              ])
+              // a race on the idempotency key: MikroORM's exception, which createOnce answers with the winner's refund
+              .catch((err: Error) => {
+                throw tx.getDriver().convertException(err);
+              })
           ).map(sql.refundRow);
           await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
           // the ledger last (its rows stay locked only until the commit); refused funds (422) roll everything above back
@@ -171,7 +181,7 @@ export async function createRefund(
  * refunds had completed before — and the refund PROCESSING, whatever happened to either since.
  */
 async function creationBody(deps: Pick<Services, 'config'>, em: EntityManager, merchantId: string, r: sql.RefundRow) {
-  const [c] = await em.fork().execute<sql.ChargeForRefund[]>(sql.MERCHANT_CHARGE, [r.charge_id, merchantId, false]);
+  const [c] = await ormSql(em.fork()).query<sql.ChargeForRefund>(sql.MERCHANT_CHARGE, [r.charge_id, merchantId, false]);
   const charge = { ...c, status: 'PAID' as const, refunded_at: null, refunded_amount: r.refunded_before ?? 0 };
   const refund = { ...r, status: 'PROCESSING' as const, failure_reason: null, completed_at: null, failed_at: null };
   const opts = { publicBaseUrl: deps.config.publicBaseUrl, tracking: true };
@@ -181,15 +191,15 @@ async function creationBody(deps: Pick<Services, 'config'>, em: EntityManager, m
 // GET /v1/charges/:id/refunds: every refund of the charge, newest first (`recurring`: of a recurring charge's row).
 export async function listRefunds(em: EntityManager, merchantId: string, chargeId: string, recurring = false) {
   if (!isUuid(chargeId)) throw new NotFoundError(NOT_FOUND);
-  const [c] = await em.execute<sql.ChargeForRefund[]>(sql.MERCHANT_CHARGE, [chargeId, merchantId, recurring]);
+  const [c] = await ormSql(em).query<sql.ChargeForRefund>(sql.MERCHANT_CHARGE, [chargeId, merchantId, recurring]);
   if (!c) throw new NotFoundError(NOT_FOUND);
-  const rows = await em.execute<sql.RefundRow[]>(sql.CHARGE_REFUNDS, [c.id]);
+  const rows = await ormSql(em).query<sql.RefundRow>(sql.CHARGE_REFUNDS, [c.id]);
   return { refunds: rows.map(sql.refundRow).map(refundView) };
 }
 
 // The latest refund of a charge as the charge shows it (GET /v1/charges/:id; null: none), given to src/charges'
 // chargeRoutes by the composition (src/app.ts).
 export async function latestRefund(em: EntityManager, chargeId: string) {
-  const [refund] = await em.execute<sql.RefundViewRow[]>(sql.LATEST_REFUND, [chargeId]);
+  const [refund] = await ormSql(em).query<sql.RefundViewRow>(sql.LATEST_REFUND, [chargeId]);
   return refund ? refundView(refund) : null;
 }

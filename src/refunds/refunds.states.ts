@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { AcquirerDeps, PaymentNotification, RefundResult } from '../acquirer/acquirer.ts';
 import { newId } from '../platform/base.entity.ts';
-import { pgArray, pgTx } from '../platform/sql.ts';
+import { ormSql, type Transition } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { accounts, post } from '../ledger/ledger.service.ts';
 import { refundCompleted } from '../charges/charges.states.ts';
@@ -23,19 +23,22 @@ import { transactional } from '../platform/transaction.ts';
  * - an unmatched payment is held on suspense:unmatched and returned; RETURN_FAILED keeps it there for an operator.
  */
 export const REFUND_TRANSITIONS = {
-  complete: { from: ['PROCESSING'], to: 'COMPLETED' },
-  fail: { from: ['PROCESSING'], to: 'FAILED' },
-} as const satisfies Record<string, { from: readonly sql.RefundRow['status'][]; to: sql.RefundRow['status'] }>;
+  complete: { from: ['PROCESSING'], to: 'COMPLETED', event: null },
+  fail: { from: ['PROCESSING'], to: 'FAILED', event: null },
+} as const satisfies Record<string, Transition<sql.RefundRow['status']>>;
 
+// confirm: a HELD notification the acquirer confirms later, taken over by its settlement (recordUnmatched).
 export const UNMATCHED_TRANSITIONS = {
-  returned: { from: ['RETURNING'], to: 'RETURNED' },
-  returnFailed: { from: ['RETURNING'], to: 'RETURN_FAILED' },
-} as const satisfies Record<string, { from: readonly sql.UnmatchedRow['status'][]; to: sql.UnmatchedRow['status'] }>;
+  confirm: { from: ['HELD'], to: 'RETURNING', event: null },
+  returned: { from: ['RETURNING'], to: 'RETURNED', event: null },
+  returnFailed: { from: ['RETURNING'], to: 'RETURN_FAILED', event: null },
+} as const satisfies Record<string, Transition<sql.UnmatchedRow['status']>>;
 
 const COMPLETE_REFUND = sql.COMPLETE_REFUND(REFUND_TRANSITIONS.complete);
 const FAIL_REFUND = sql.FAIL_REFUND(REFUND_TRANSITIONS.fail);
-const RETURNED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returned);
-const RETURN_FAILED = sql.SETTLE_UNMATCHED(UNMATCHED_TRANSITIONS.returnFailed);
+const INSERT_UNMATCHED = sql.INSERT_UNMATCHED(UNMATCHED_TRANSITIONS.confirm);
+const RETURNED = sql.SETTLE_UNMATCHED('unmatched_returned', UNMATCHED_TRANSITIONS.returned);
+const RETURN_FAILED = sql.SETTLE_UNMATCHED('unmatched_return_failed', UNMATCHED_TRANSITIONS.returnFailed);
 
 type Deps = Pick<AcquirerDeps, 'orm' | 'boss' | 'config' | 'logger' | 'acquirer'>;
 
@@ -49,19 +52,12 @@ export async function recordUnmatched(
   n: PaymentNotification,
   reason: UnmatchedReason,
 ): Promise<boolean> {
+  const db = ormSql(tx);
   const [u] = (
-    await tx.execute<sql.UnmatchedRow[]>(sql.INSERT_UNMATCHED, [
-      newId(),
-      n.endToEndId,
-      n.txid,
-      n.txid,
-      n.amount,
-      n.paidAt,
-      reason,
-    ])
+    await db.query<sql.UnmatchedRow>(INSERT_UNMATCHED, [newId(), n.endToEndId, n.txid, n.amount, n.paidAt, reason])
   ).map(sql.unmatchedRow);
   if (!u) return false;
-  const [refund] = await tx.execute<sql.RefundRow[]>(sql.INSERT_REFUND, [
+  const [refund] = await db.query<sql.RefundRow>(sql.INSERT_REFUND, [
     newId(),
     null,
     null,
@@ -90,18 +86,18 @@ export async function recordUnmatched(
  * when the Pix was already recorded.
  */
 export async function recordHeld(tx: EntityManager, n: PaymentNotification): Promise<boolean> {
-  const rows = await tx.execute(sql.INSERT_HELD, [newId(), n.endToEndId, n.txid, n.txid, n.amount, n.paidAt]);
+  const rows = await ormSql(tx).query(sql.INSERT_HELD, [newId(), n.endToEndId, n.txid, n.amount, n.paidAt]);
   return rows.length > 0;
 }
 
 // In a settlement's transaction: the HELD records of these Pix, which have just paid their charges, go away.
 export async function releaseHeld(tx: EntityManager, endToEndIds: string[]): Promise<void> {
-  if (endToEndIds.length) await pgTx(tx).query(sql.RELEASE_HELD, [pgArray(endToEndIds)]);
+  if (endToEndIds.length) await ormSql(tx).run(sql.RELEASE_HELD, [endToEndIds]);
 }
 
 // The refund.send job: asks the acquirer for the devolução (idempotent by its id) and records the answer.
 export async function sendRefund(deps: Deps, refundId: string): Promise<void> {
-  const [r] = (await deps.orm.em.fork().execute<sql.RefundRow[]>(sql.REFUND_BY_ID, [refundId])).map(sql.refundRow);
+  const [r] = (await ormSql(deps.orm.em.fork()).query<sql.RefundRow>(sql.REFUND_BY_ID, [refundId])).map(sql.refundRow);
   if (!r || r.status !== 'PROCESSING') return;
   const result = await deps.acquirer.refund({
     endToEndId: r.end_to_end_id,
@@ -118,22 +114,23 @@ const reasonOf = (result: RefundResult) =>
 // What the acquirer says of a devolução, applied once: every outcome is a guarded UPDATE with its postings and event.
 export async function applyRefundResult(deps: Deps, refundId: string, result: RefundResult): Promise<void> {
   if (result.status === 'PROCESSING') {
-    await deps.orm.em.fork().execute(sql.TOUCH_REFUND, [refundId]);
+    await ormSql(deps.orm.em.fork()).run(sql.TOUCH_REFUND, [refundId]);
     return;
   }
   const done = await transactional(deps.orm.em.fork(), async (tx) => {
     // the charge first, as a refund request and an infraction lock it (the lock order): none for an unmatched payment
-    const [c] = await tx.execute<sql.ChargeOfRefund[]>(sql.LOCK_CHARGE_OF_REFUND, [refundId]);
+    const db = ormSql(tx);
+    const [c] = await db.query<sql.ChargeOfRefund>(sql.LOCK_CHARGE_OF_REFUND, [refundId]);
     const completed = result.status === 'COMPLETED';
     const [r] = (
       completed
-        ? await tx.execute<sql.RefundRow[]>(COMPLETE_REFUND, [refundId])
-        : await tx.execute<sql.RefundRow[]>(FAIL_REFUND, [reasonOf(result), refundId])
+        ? await db.query<sql.RefundRow>(COMPLETE_REFUND, [refundId])
+        : await db.query<sql.RefundRow>(FAIL_REFUND, [refundId, reasonOf(result)])
     ).map(sql.refundRow);
     if (!r) return null; // settled already
     if (!c) {
       // an unmatched payment's return: RETURNED (the money out) or RETURN_FAILED (kept on suspense for an operator)
-      await tx.execute(completed ? RETURNED : RETURN_FAILED, [r.unmatched_payment_id]);
+      await db.run(completed ? RETURNED : RETURN_FAILED, [r.unmatched_payment_id]);
       if (completed)
         await post(tx, 'unmatched.return', r.id, [
           { account: accounts.unmatchedPayments, amount: -r.amount },
@@ -186,7 +183,7 @@ export async function reconcileRefunds(deps: Deps, { olderThanSeconds }: { older
   const em = deps.orm.em.fork();
   const cutoff = new Date(Date.now() - olderThanSeconds * 1000);
   for (let after = '00000000-0000-0000-0000-000000000000'; ;) {
-    const batch = await em.execute<sql.RefundRow[]>(sql.STALE_REFUNDS, [cutoff, after]);
+    const batch = await ormSql(em).query<sql.RefundRow>(sql.STALE_REFUNDS, [cutoff, after]);
     for (const r of batch) {
       summary.checked++;
       try {

@@ -1,31 +1,50 @@
-// Every statement on the withdrawals table (run through MikroORM: `?` parameters), with its rows.
+// Every statement on the withdrawals table (declared `$n` statements, run through ormSql), with its rows.
 import type { PageSpec } from '../platform/counters.ts';
-import { statuses, type Transition } from '../platform/sql.ts';
+import { from, statement, to, type Transition } from '../platform/sql.ts';
 import type { IWithdrawal, WithdrawalStatus } from './withdrawal.entity.ts';
 
 // A transition's statement takes its row of WITHDRAWAL_TRANSITIONS (withdrawals.states.ts): `from` guards it, `to` is
 // set (accept and return keep the status: they set only what they record).
 type T = Transition<WithdrawalStatus>;
 
-// Each transition returns the row after the change (only when this call made it, so it happens once).
-export const ACCEPT = (t: T) => `
-  update withdrawals set batch_id = ?, updated_at = now()
-   where id = ? and status in (${statuses(t.from)}) and batch_id is null
-  returning *`;
-export const COMPLETE = (t: T) => `
-  update withdrawals set status = ${statuses([t.to])}, completed_at = now(), updated_at = now(),
-                         batch_id = coalesce(?, batch_id)
-   where id = ? and status in (${statuses(t.from)})
-  returning *`;
-export const FAIL = (t: T) => `
-  update withdrawals set status = ${statuses([t.to])}, failed_at = now(), updated_at = now(), failure_reason = ?,
-                         batch_id = coalesce(?, batch_id)
-   where id = ? and status in (${statuses(t.from)})
-  returning *`;
-export const RETURN = (t: T) => `
+// Each transition returns the row after the change (only when this call made it, so it happens once). The first
+// parameter is the withdrawal's id.
+export const ACCEPT = (t: T) =>
+  statement(
+    'withdrawals.accept',
+    `
+  update withdrawals set batch_id = $2, updated_at = now()
+   where id = $1 and status in (${from(t)}) and batch_id is null
+  returning *`,
+  );
+// Parameters: id, batch id (null: kept).
+export const COMPLETE = (t: T) =>
+  statement(
+    'withdrawals.complete',
+    `
+  update withdrawals set status = ${to(t)}, completed_at = now(), updated_at = now(),
+                         batch_id = coalesce($2::text, batch_id)
+   where id = $1 and status in (${from(t)})
+  returning *`,
+  );
+// Parameters: id, batch id (null: kept), failure reason.
+export const FAIL = (t: T) =>
+  statement(
+    'withdrawals.fail',
+    `
+  update withdrawals set status = ${to(t)}, failed_at = now(), updated_at = now(), failure_reason = $3,
+                         batch_id = coalesce($2::text, batch_id)
+   where id = $1 and status in (${from(t)})
+  returning *`,
+  );
+export const RETURN = (t: T) =>
+  statement(
+    'withdrawals.return',
+    `
   update withdrawals set returned_at = now(), updated_at = now()
-   where id = ? and status in (${statuses(t.from)}) and returned_at is null
-  returning *`;
+   where id = $1 and status in (${from(t)}) and returned_at is null
+  returning *`,
+  );
 
 // The withdrawals listing (countedPage).
 export const WITHDRAWAL_PAGE: PageSpec = {

@@ -8,6 +8,7 @@ import { Withdrawal, type IWithdrawal, type WithdrawalStatus } from './withdrawa
 import * as sql from './withdrawals.sql.ts';
 import { rowView } from './withdrawals.view.ts';
 import { transactional } from '../platform/transaction.ts';
+import { ormSql, type Statement, type Transition } from '../platform/sql.ts';
 
 /**
  * Every status change of a withdrawal, driven by what the acquirer says of its transfer (the answer to transferOut, a
@@ -24,10 +25,7 @@ export const WITHDRAWAL_TRANSITIONS = {
   // completed, then returned by the receiving bank: credited back (withdrawal.return), returnedAt set; the transfer did
   // happen, so the status stays COMPLETED
   return: { from: ['COMPLETED'], to: 'COMPLETED', event: 'withdraw.refunded' },
-} as const satisfies Record<
-  string,
-  { from: readonly WithdrawalStatus[]; to: WithdrawalStatus; event: EventType | null }
->;
+} as const satisfies Record<string, Transition<WithdrawalStatus, EventType>>;
 
 const T = WITHDRAWAL_TRANSITIONS;
 const ACCEPT = sql.ACCEPT(T.accept);
@@ -37,8 +35,8 @@ const RETURN = sql.RETURN(T.return);
 
 type StateDeps = Pick<AcquirerDeps, 'orm' | 'boss' | 'acquirer' | 'logger'>;
 
-async function transition(em: EntityManager, statement: string, params: unknown[]): Promise<sql.WithdrawalRow | null> {
-  const [row] = await em.execute<sql.WithdrawalRow[]>(statement, params);
+async function transition(em: EntityManager, s: Statement, params: unknown[]): Promise<sql.WithdrawalRow | null> {
+  const [row] = await ormSql(em).query<sql.WithdrawalRow>(s, params);
   return row ?? null;
 }
 
@@ -60,7 +58,7 @@ const creditBack = (em: EntityManager, w: sql.WithdrawalRow, kind: 'withdrawal.r
   );
 
 async function complete(em: EntityManager, deps: StateDeps, id: string, batchId: string | null) {
-  const w = await transition(em, COMPLETE, [batchId, id]);
+  const w = await transition(em, COMPLETE, [id, batchId]);
   if (w) await emit(em, deps, w, T.complete.event);
 }
 
@@ -73,13 +71,13 @@ export async function applyTransferOutcome(
   await transactional(deps.orm.em.fork(), async (em) => {
     switch (result.status) {
       case 'PROCESSING':
-        if (result.batchId) await transition(em, ACCEPT, [result.batchId, withdrawalId]);
+        if (result.batchId) await transition(em, ACCEPT, [withdrawalId, result.batchId]);
         return;
       case 'COMPLETED':
         return complete(em, deps, withdrawalId, result.batchId);
       case 'FAILED': {
         const reason = (result.failureReason ?? 'Transferência recusada pelo adquirente').slice(0, 255);
-        const w = await transition(em, FAIL, [reason, result.batchId, withdrawalId]);
+        const w = await transition(em, FAIL, [withdrawalId, result.batchId, reason]);
         if (!w) return;
         await emit(em, deps, w, T.fail.event);
         await creditBack(em, w, 'withdrawal.reversal');
