@@ -142,25 +142,20 @@ export async function createRefund(
           const feeAmount = refundFee({ amount: paid, fee: c.fee }, taken, amount);
           const splits = input.reverseSplits ? await sharesOf(tx, c, paid, amount) : null;
           const [refund] = (
-            await ormSql(tx)
-              .query<sql.RefundRow>(sql.INSERT_REFUND, [
-                newId(),
-                merchantId,
-                c.id,
-                null,
-                c.end_to_end_id,
-                amount,
-                feeAmount,
-                input.reason ?? null,
-                c.refunded_amount,
-                idempotencyKey ?? null,
-                requestHash,
-                splits && JSON.stringify(splits),
-              ])
-              // a race on the idempotency key: MikroORM's exception, which createOnce answers with the winner's refund
-              .catch((err: Error) => {
-                throw tx.getDriver().convertException(err);
-              })
+            await ormSql(tx).query<sql.RefundRow>(sql.INSERT_REFUND, [
+              newId(),
+              merchantId,
+              c.id,
+              null,
+              c.end_to_end_id,
+              amount,
+              feeAmount,
+              input.reason ?? null,
+              c.refunded_amount,
+              idempotencyKey ?? null,
+              requestHash,
+              splits && JSON.stringify(splits),
+            ])
           ).map(sql.refundRow);
           await enqueue(deps.boss, tx, QUEUES.refundSend, { refundId: refund.id });
           // the ledger last (its rows stay locked only until the commit); refused funds (422) roll everything above back
