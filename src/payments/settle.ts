@@ -4,7 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import type { PaymentNotification } from '../acquirer/acquirer.ts';
-import { pgArray, pgTx } from '../platform/sql.ts';
+import { ormSql } from '../platform/sql.ts';
 import { postMany, type LedgerTransaction } from '../ledger/ledger.service.ts';
 import { platformFee } from '../money/money.ts';
 import { recordEvents } from '../webhooks/outbox.ts';
@@ -39,7 +39,7 @@ type DueExpectation = { matches: boolean; fee: number | null; components: Compon
 async function dueExpectations(tx: EntityManager, batch: PaymentNotification[]): Promise<(DueExpectation | null)[]> {
   const txids = [...new Set(batch.flatMap((n) => (n.txid === null ? [] : [n.txid])))];
   if (txids.length === 0) return batch.map(() => null);
-  const { rows } = await pgTx(tx).query<sql.DueTermsRow>(sql.DUE_TERMS, [pgArray(txids)]);
+  const rows = await ormSql(tx).query<sql.DueTermsRow>(sql.DUE_TERMS, [txids]);
   const terms = new Map(rows.map((r) => [r.txid, r]));
   return batch.map((n) => {
     const t = n.txid === null ? undefined : terms.get(n.txid);
@@ -86,15 +86,15 @@ export async function payCharges(
     pending = pending.filter((p) => !round.includes(p));
     const ns = round.map(({ n }) => n);
     const due = round.map(({ i }) => expected[i]);
-    const { rows } = await pgTx(tx).query<MerchantChargeRow>(PAY, [
-      pgArray(ns.map((n) => n.txid)),
-      pgArray(ns.map((n) => n.endToEndId)),
-      pgArray(ns.map((n) => n.amount)),
-      pgArray(ns.map((n) => n.paidAt)),
-      pgArray(due.map((d) => (d ? String(d.matches) : null))),
-      pgArray(due.map((d) => d?.fee ?? null)),
-      pgArray(due.map((d) => (d ? JSON.stringify(d.components) : null))),
-      pgArray(due.map((d) => (d?.splits ? JSON.stringify(d.splits) : null))),
+    const rows = await ormSql(tx).query<MerchantChargeRow>(PAY, [
+      ns.map((n) => n.txid),
+      ns.map((n) => n.endToEndId),
+      ns.map((n) => n.amount),
+      ns.map((n) => n.paidAt),
+      due.map((d) => (d ? String(d.matches) : null)),
+      due.map((d) => d?.fee ?? null),
+      due.map((d) => (d ? JSON.stringify(d.components) : null)),
+      due.map((d) => (d?.splits ? JSON.stringify(d.splits) : null)),
     ]);
     const paidBy = new Map(rows.map((r) => [r.txid, r.end_to_end_id]));
     for (const { n, i } of round) {
@@ -136,7 +136,7 @@ export async function payCharges(
 // Why a payment paid nothing; a payment dated after the expiry of a still-PENDING charge expires it.
 async function whyNotPaid(tx: EntityManager, n: PaymentNotification, due: DueExpectation | null): Promise<PayOutcome> {
   if (n.txid === null) return 'unknown';
-  const [c] = await tx.execute<sql.ChargeForPayment[]>(sql.CHARGE_FOR_PAYMENT, [n.txid]);
+  const [c] = await ormSql(tx).query<sql.ChargeForPayment>(sql.CHARGE_FOR_PAYMENT, [n.txid]);
   if (!c) return 'unknown';
   if (c.end_to_end_id === n.endToEndId) return 'duplicate';
   if (c.status === 'PAID' || c.status === 'REFUNDED') return 'already_paid';

@@ -5,6 +5,7 @@ import { transactional } from '../platform/transaction.ts';
 import { recordHeld, recordUnmatched } from '../refunds/refunds.states.ts';
 import { settlePayments } from './settlement.ts';
 import * as sql from './payments.sql.ts';
+import { ormSql } from '../platform/sql.ts';
 
 // What became of a notification that exhausted its retries (pix_payments_unsettled_total's `outcome`).
 export type UnsettledOutcome = 'settled' | 'returning' | 'held' | 'ignored';
@@ -36,8 +37,7 @@ export async function settleUnsettled(
   deps: Pick<AcquirerDeps, 'orm' | 'boss' | 'config' | 'logger' | 'acquirer'>,
   n: PaymentNotification,
 ): Promise<UnsettledOutcome> {
-  const known = `{${n.endToEndId}}`;
-  if ((await deps.orm.em.fork().execute(sql.KNOWN_PAYMENTS, [known, known])).length) return 'settled';
+  if ((await ormSql(deps.orm.em.fork()).query(sql.KNOWN_PAYMENTS, [[n.endToEndId]])).length) return 'settled';
   const learntAt = new Date();
   let confirmed: PaymentNotification | null;
   try {
