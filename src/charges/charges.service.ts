@@ -8,7 +8,7 @@ import { BusinessRuleError, ForbiddenError, NotFoundError, ValidationError } fro
 import { isUuid, newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
 import { countedPage } from '../platform/counters.ts';
-import { canPrepare, hotRead } from '../platform/prepared.ts';
+import { ormSql } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { effectiveFee, platformFee } from '../money/money.ts';
 import type { Discount, Fine, Interest, Rebate } from '../money/due-terms.ts';
@@ -49,7 +49,7 @@ export const PREREQUISITE_MESSAGES = {
 // 403 naming every missing prerequisite (KYC approved, acquirer account, an ACTIVE PIX key). Only asked after the
 // guarded insert refused, so the usual path pays no query for it.
 async function missingPrerequisites(em: EntityManager, merchantId: string): Promise<ForbiddenError> {
-  const [m] = await em.execute<{ kyc_status: string; acquirer_account_id: string | null; has_pix_key: boolean }[]>(
+  const [m] = await ormSql(em).query<{ kyc_status: string; acquirer_account_id: string | null; has_pix_key: boolean }>(
     sql.PREREQUISITES,
     [merchantId],
   );
@@ -102,9 +102,7 @@ async function splitsFor(
       },
     ]);
   const ids = splits.map((x) => x.merchantId);
-  const found = new Map(
-    (await em.execute<sql.RecipientRow[]>(sql.RECIPIENTS, [`{${ids.join(',')}}`])).map((r) => [r.id, r]),
-  );
+  const found = new Map((await ormSql(em).query<sql.RecipientRow>(sql.RECIPIENTS, [ids])).map((r) => [r.id, r]));
   const problems = ids.flatMap((id, i) => {
     const why = recipientProblem(ids.indexOf(id) !== i, id === ownerId, found.get(id));
     return why ? [`splits[${i}].merchantId ${id} ${why}`] : [];
@@ -157,19 +155,17 @@ async function insertCharge(em: EntityManager, c: NewCharge, customer?: Customer
     json(c.splits),
   ];
   const payer = [customer?.name, customer?.email ?? null, customer?.phone ?? null]; // the charge's own copy
-  const guard = [c.merchantId, c.merchantId];
   if (!customer) {
-    const rows = await em.execute<{ id: string }[]>(sql.INSERT_CHARGE, [...values, ...rest, ...due, ...guard]);
+    const rows = await ormSql(em).query<{ id: string }>(sql.INSERT_CHARGE, [...values, ...rest, ...due]);
     return rows.length ? { customer: null } : null;
   }
-  const rows = await em.execute<{ id: string; name: string; document: string }[]>(sql.INSERT_CHARGE_WITH_CUSTOMER, [
+  const rows = await ormSql(em).query<{ id: string; name: string; document: string }>(sql.INSERT_CHARGE_WITH_CUSTOMER, [
     newId(),
     c.merchantId,
     customer.name,
     customer.document,
     customer.email ?? null,
     customer.phone ?? null,
-    ...guard,
     ...values,
     ...payer,
     ...rest,
@@ -296,15 +292,8 @@ export async function createCharge(
 }
 
 // One charge of the merchant, as a row (a named statement: the hot read of GET /v1/charges/:id and the sandbox's pay).
-export async function findCharge(
-  { config }: Pick<Services, 'config'>,
-  em: EntityManager,
-  merchantId: string,
-  id: string,
-): Promise<ChargeRow> {
-  const [charge] = isUuid(id)
-    ? await hotRead<ChargeRow>(em, canPrepare(config), sql.CHARGE_BY_ID, [id, merchantId])
-    : [];
+export async function findCharge(em: EntityManager, merchantId: string, id: string): Promise<ChargeRow> {
+  const [charge] = isUuid(id) ? await ormSql(em).query<ChargeRow>(sql.CHARGE_BY_ID, [id, merchantId]) : [];
   if (!charge) throw new NotFoundError('Cobrança não encontrada');
   return charge;
 }
@@ -322,7 +311,7 @@ export async function getCharge<R>(
   today: string,
   latestRefund: LatestRefund<R>,
 ) {
-  const charge = await findCharge(deps, em, merchantId, id);
+  const charge = await findCharge(em, merchantId, id);
   const refund = await latestRefund(em, charge.id);
   return {
     ...chargeRowView(charge, {
@@ -356,7 +345,7 @@ export async function listCharges(
 // GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (sandbox); a
 // due-date charge's amounts are those of `day` (the payment day asked, else today).
 export async function chargeLocation(em: EntityManager, txid: string, now: Date, day?: string) {
-  const [c] = await em.execute<sql.LocationRow[]>(sql.LOCATION, [txid]);
+  const [c] = await ormSql(em).query<sql.LocationRow>(sql.LOCATION, [txid]);
   if (!c) throw new NotFoundError('Cobrança não encontrada');
   return locationView(c, now, day ?? saoPauloDate(now));
 }

@@ -7,6 +7,7 @@ import { recordEvents } from '../webhooks/outbox.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import type { MerchantChargeRow } from './charge-row.ts';
 import * as sql from './charges.sql.ts';
+import { ormSql, type Transition } from '../platform/sql.ts';
 import { chargeRowView } from './charges.view.ts';
 import { transactional } from '../platform/transaction.ts';
 import { recurringChargeView, type RecurringChargeRow } from './recurring.view.ts';
@@ -26,7 +27,7 @@ export const CHARGE_TRANSITIONS = {
   // its COMPLETED refunds (devoluções DEVOLVIDO) reach its amount, or a MED infraction on it is accepted; the event
   // comes with every completed refund, whether or not it is the one that makes the charge REFUNDED
   refund: { from: ['PAID'], to: 'REFUNDED', event: 'charge.refunded' },
-} as const satisfies Record<string, { from: readonly ChargeStatus[]; to: ChargeStatus; event: string | null }>;
+} as const satisfies Record<string, Transition<ChargeStatus>>;
 
 const T = CHARGE_TRANSITIONS;
 const EXPIRE_ONE = sql.EXPIRE_ONE(T.expire);
@@ -37,7 +38,7 @@ const ADD_REFUND = sql.ADD_REFUND(T.refund);
 // expire, one charge, in the settlement's transaction (src/payments/settle.ts): a payment dated after the expiry of
 // this still-PENDING charge arrived before the sweep.
 export async function expireOne(tx: EntityManager, txid: string): Promise<void> {
-  await tx.execute(EXPIRE_ONE, [txid]);
+  await ormSql(tx).run(EXPIRE_ONE, [txid]);
 }
 
 /**
@@ -47,7 +48,7 @@ export async function expireOne(tx: EntityManager, txid: string): Promise<void> 
  */
 export async function expireCharges(deps: Pick<AcquirerDeps, 'boss' | 'acquirer'>, em: EntityManager) {
   return transactional(em, async (tx) => {
-    const rows = await tx.execute<{ id: string; txid: string; type: string }[]>(EXPIRE_DUE);
+    const rows = await ormSql(tx).query<{ id: string; txid: string; type: string }>(EXPIRE_DUE);
     if (rows.length && deps.acquirer.name !== 'sandbox') {
       const jobs = rows.map((r) => ({
         data: { txid: r.txid, ...(r.type === 'DUE_DATE' ? { due: true } : {}) },
@@ -62,7 +63,7 @@ export async function expireCharges(deps: Pick<AcquirerDeps, 'boss' | 'acquirer'
 // refund by an accepted MED infraction, in the caller's transaction: the charge REFUNDED and its charge.refunded event
 // (no `refund`: none of its refunds did it); null when it was not PAID.
 export async function markRefunded(deps: Pick<Services, 'boss' | 'config'>, tx: EntityManager, chargeId: string) {
-  const [row] = await tx.execute<MerchantChargeRow[]>(REFUND, [chargeId]);
+  const [row] = await ormSql(tx).query<MerchantChargeRow>(REFUND, [chargeId]);
   if (!row) return null;
   const view = chargeRowView(row, { publicBaseUrl: deps.config.publicBaseUrl, tracking: true });
   await recordEvents(tx, deps.boss, [await refundEvent(tx, row, view, null)]);
@@ -75,7 +76,7 @@ const RECURRING_REFUNDED = 'recurring_charge.refunded' as const;
 // the recurring charge (its refundedAmount the row's), both with `refund`.
 async function refundEvent<R>(tx: EntityManager, row: MerchantChargeRow, view: object, refund: R) {
   if (row.type !== 'RECURRING') return { merchantId: row.merchant_id, type: T.refund.event, data: { ...view, refund } };
-  const [rc] = await tx.execute<RecurringChargeRow[]>(sql.RECURRING_OF_CHARGE, [row.id]);
+  const [rc] = await ormSql(tx).query<RecurringChargeRow>(sql.RECURRING_OF_CHARGE, [row.id]);
   return {
     merchantId: row.merchant_id,
     type: RECURRING_REFUNDED,
@@ -94,7 +95,7 @@ export async function refundCompleted<R extends { amount: number }>(
   chargeId: string,
   refund: R,
 ) {
-  const [row] = await tx.execute<MerchantChargeRow[]>(ADD_REFUND, [
+  const [row] = await ormSql(tx).query<MerchantChargeRow>(ADD_REFUND, [
     refund.amount,
     refund.amount,
     refund.amount,

@@ -7,6 +7,7 @@ import { chargeView, type ChargeView } from '../charges/charges.view.ts';
 import { saoPauloDate } from '../charges/due-date.ts';
 import { stripFormatChars } from '../pix/text.ts';
 import * as sql from './payment-page.sql.ts';
+import { ormSql } from '../platform/sql.ts';
 
 // The terms of the Pix Automático mandate a charge's payment also approves (QR_WITH_PAYMENT, DUE_DATE_QR), and the
 // BR Code that carries both the payment and the recurrence (field 80), shown instead of the charge's own.
@@ -45,7 +46,7 @@ export async function paymentPage(
   const charge = await em.findOne(Charge, { id, type: { $ne: 'RECURRING' } }, { populate: ['merchant'] });
   if (!charge) return null;
   const now = deps.clock();
-  const [mandate] = await em.execute<sql.MandateOfChargeRow[]>(sql.MANDATE_OF_CHARGE, [id]);
+  const [mandate] = await ormSql(em).query<sql.MandateOfChargeRow>(sql.MANDATE_OF_CHARGE, [id]);
   const view = chargeView(charge, null, { publicBaseUrl: deps.config.publicBaseUrl, today: saoPauloDate(now) });
   // stored before format characters were stripped at the door, they would still reach the payer here
   return {
@@ -74,6 +75,6 @@ export async function paymentStatus(
   id: string,
 ): Promise<ChargeStatus | null> {
   if (!isUuid(id)) return null;
-  const [row] = await em.execute<sql.PaymentStatusRow[]>(sql.PAYMENT_STATUS, [id]);
+  const [row] = await ormSql(em).query<sql.PaymentStatusRow>(sql.PAYMENT_STATUS, [id]);
   return row ? effectiveStatus(row.status, new Date(row.expires_at), deps.clock()) : null;
 }

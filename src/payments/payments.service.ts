@@ -37,7 +37,7 @@ export async function simulatePayment(
   id: string,
   date?: string,
 ) {
-  const charge = await findCharge(deps, em, merchantId, id);
+  const charge = await findCharge(em, merchantId, id);
   if (charge.status !== 'PENDING') throw new BusinessRuleError('Cobrança não está pendente', 'charge_not_pending');
   const now = deps.clock();
   const day = date ?? saoPauloDate(now);

@@ -39,7 +39,7 @@ export async function payerApproves(
         'payer_max_amount_too_low',
       );
   }
-  const charge = current.chargeId ? await findCharge(deps, em, input.merchantId, current.chargeId) : null;
+  const charge = current.chargeId ? await findCharge(em, input.merchantId, current.chargeId) : null;
   if (current.status === 'CREATED' && charge && charge.status !== 'PENDING' && charge.status !== 'PAID')
     throw new BusinessRuleError(
       `A cobrança da autorização não pode mais ser paga (${charge.status})`,
