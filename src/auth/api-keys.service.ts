@@ -1,7 +1,8 @@
 // The API keys' use cases: create (the value shown once), list, revoke.
+import type { Transition } from '../platform/sql.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../platform/errors.ts';
-import { ApiKey, type IApiKey } from './api-key.entity.ts';
+import { API_KEY_STATUSES, ApiKey, type IApiKey } from './api-key.entity.ts';
 import { generateApiKey } from './tokens.ts';
 import { isUuid } from '../platform/base.entity.ts';
 
@@ -35,10 +36,16 @@ export async function listApiKeys(em: EntityManager, userId: string) {
   return keys.map(apiKeyView);
 }
 
+// Every status change of an API key: revocation (again: a no-op that answers the same).
+export const API_KEY_TRANSITIONS = {
+  revoke: { from: API_KEY_STATUSES, to: 'INACTIVE', event: null },
+} as const satisfies Record<string, Transition<(typeof API_KEY_STATUSES)[number]>>;
+
 // Revocation keeps the record (audit) and makes the key answer 401 "Chave de API inativa".
 export async function revokeApiKey(em: EntityManager, userId: string, id: string) {
   const key = isUuid(id) ? await em.findOne(ApiKey, { id, user: userId }) : null;
   if (!key) throw new NotFoundError('Chave de API não encontrada');
-  key.status = 'INACTIVE';
+  const t = API_KEY_TRANSITIONS.revoke;
+  if (t.from.includes(key.status)) key.status = t.to;
   await em.flush();
 }

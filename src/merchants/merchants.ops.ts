@@ -1,4 +1,5 @@
 // Operator commands of merchants: KYC, acquirer account, fees, status.
+import { KYC_TRANSITIONS, MERCHANT_TRANSITIONS, moveKyc, moveMerchant } from './merchants.states.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
 import { User } from '../auth/user.entity.ts';
@@ -51,7 +52,7 @@ function nonNegativeInt(value: unknown, flag: string, max: number): number {
 export const merchantCommands: Command[] = [
   merchantCommand('kyc:approve', "approve the merchant's KYC", approveKyc),
   merchantCommand('kyc:reject', "reject the merchant's KYC", (m) => {
-    m.kycStatus = 'REJECTED';
+    moveKyc(m, KYC_TRANSITIONS.reject);
   }),
   merchantCommand(
     'acquirer:configure',
@@ -66,10 +67,10 @@ export const merchantCommands: Command[] = [
     { account: { type: 'string', description: 'acquirer account id (default: a generated sandbox id)' } },
   ),
   merchantCommand('merchant:block', 'block the merchant: every authenticated call answers 403', (m) => {
-    m.status = 'BLOCKED';
+    moveMerchant(m, MERCHANT_TRANSITIONS.block);
   }),
   merchantCommand('merchant:unblock', 'unblock the merchant', (m) => {
-    m.status = 'ACTIVE';
+    moveMerchant(m, MERCHANT_TRANSITIONS.unblock);
   }),
   merchantCommand(
     'merchant:fee',

@@ -4,13 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { effectiveFee, type FeeTerms } from '../money/money.ts';
 import { AUTH_MESSAGES, NotFoundError } from '../platform/errors.ts';
 import { Merchant, type IMerchant } from './merchant.entity.ts';
+import { KYC_TRANSITIONS, moveKyc } from './merchants.states.ts';
 
 // The platform's fee terms, for a merchant that has none of its own (PLATFORM_FEE_BPS, PLATFORM_FEE_FIXED).
 export type FeeDefaults = FeeTerms;
 
 // What `kyc:approve` and `acquirer:configure` (merchants.ops.ts) and the sandbox's onboarding change.
 export function approveKyc(m: IMerchant): void {
-  m.kycStatus = 'APPROVED';
+  moveKyc(m, KYC_TRANSITIONS.approve);
 }
 
 export const ACQUIRER_ACCOUNT_ID = /^[\w.:-]{1,100}$/;

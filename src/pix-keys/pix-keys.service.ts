@@ -1,4 +1,5 @@
 // The Pix keys' use cases: create, list, delete.
+import type { Transition } from '../platform/sql.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../platform/services.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
@@ -37,6 +38,11 @@ export async function listPixKeys(em: EntityManager, merchantId: string) {
   return keys.map(pixKeyView);
 }
 
+// Every status change of a PIX key: deleting keeps the row (INACTIVE), so charges created with it stay explainable.
+export const PIX_KEY_TRANSITIONS = {
+  deactivate: { from: ['ACTIVE'], to: 'INACTIVE', event: 'pixkey.updated' },
+} as const satisfies Record<string, Transition<'ACTIVE' | 'INACTIVE'>>;
+
 // Deleting keeps the row (INACTIVE): charges created with it stay explainable.
 export async function deletePixKey(
   { boss }: Pick<Services, 'boss'>,
@@ -47,8 +53,9 @@ export async function deletePixKey(
   await transactional(em, async (tx) => {
     const pixKey = isUuid(id) ? await tx.findOne(PixKey, { id, merchant: merchantId }) : null;
     if (!pixKey) throw new NotFoundError('Chave PIX não encontrada');
-    if (pixKey.status === 'INACTIVE') return;
-    pixKey.status = 'INACTIVE';
-    await recordEvent(tx, boss, merchantId, 'pixkey.updated', pixKeyView(pixKey)); // now INACTIVE
+    const t = PIX_KEY_TRANSITIONS.deactivate;
+    if (!(t.from as readonly string[]).includes(pixKey.status)) return; // already INACTIVE
+    pixKey.status = t.to;
+    await recordEvent(tx, boss, merchantId, t.event, pixKeyView(pixKey)); // now INACTIVE
   });
 }
