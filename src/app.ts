@@ -8,7 +8,6 @@ import { inputGuard, requireJsonBody } from './platform/input-guard.ts';
 import { bearerCredential, createRateLimits } from './platform/rate-limits.ts';
 import { apiDocsRoutes } from './platform/api-docs.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
-import { canPrepare } from './platform/prepared.ts';
 import { authRoutes } from './auth/auth.routes.ts';
 import { registerRoutes } from './merchants/register.ts';
 import { apiKeyRoutes } from './auth/api-keys.routes.ts';
@@ -90,7 +89,7 @@ export function createApp(
   app.use(requireJsonBody, express.json({ limit: config.bodyLimit }), inputGuard);
 
   const authenticate = [
-    limits.guardCredentials(createAuthenticator(config.jwtSecret, canPrepare(config), principals), bearerCredential),
+    limits.guardCredentials(createAuthenticator(config.jwtSecret, principals), bearerCredential),
     limits.perCredential,
   ];
   const feeDefaults = { bps: config.platformFeeBps, fixed: config.platformFeeFixed };

@@ -6,7 +6,7 @@ import { DUMMY_HASH, verifyPassword } from './password.ts';
 import { API_KEY_PREFIX, hashApiKey, jwtExpiresAt, signJwt, verifyJwt } from './tokens.ts';
 import type { Principal } from './principal.ts';
 import * as sql from './auth.sql.ts';
-import { hotRead } from '../platform/prepared.ts';
+import { ormSql, type Statement } from '../platform/sql.ts';
 import type { PgPool } from '../platform/pg.ts';
 import type { PrincipalCache } from './principal-cache.ts';
 
@@ -29,17 +29,16 @@ export async function login(
 }
 
 // Resolves a bearer credential (JWT or lk_ API key) to a principal with one query, or none when `cache` holds it
-// (principal-cache.ts); throws the spec's 401/403 messages. `prepare`: the query is a named statement (prepared.ts;
-// false behind a pooler in transaction mode).
+// (principal-cache.ts); throws the spec's 401/403 messages. The query is a declared statement, read outside any
+// transaction: named on the ORM's pool (prepared.ts).
 export async function resolvePrincipal(
   em: EntityManager,
   jwtSecret: string,
   token: string,
-  prepare: boolean,
   cache?: PrincipalCache,
 ): Promise<Principal> {
-  const read = (key: string, text: string, value: string) => {
-    const load = async () => (await hotRead<sql.PrincipalRow>(em, prepare, text, [value]))[0];
+  const read = (key: string, statement: Statement, value: string) => {
+    const load = async () => (await ormSql(em).query<sql.PrincipalRow>(statement, [value]))[0];
     return cache ? cache.get(key, load) : load();
   };
   if (token.startsWith(API_KEY_PREFIX)) {
@@ -47,7 +46,7 @@ export async function resolvePrincipal(
     const row = await read(`key:${hash}`, sql.PRINCIPAL_BY_API_KEY, hash);
     // lastUsedAt is kept to the minute: one write per key per minute, not one per request.
     if (row?.key_status === 'ACTIVE' && row.key_stale) {
-      await em.getConnection().execute(sql.TOUCH_API_KEY, [row.key_id]);
+      await ormSql(em).run(sql.TOUCH_API_KEY, [row.key_id]);
       cache?.update(`key:${hash}`, { ...row, key_stale: false });
     }
     return principalOf(row, 'apiKey');
@@ -101,8 +100,8 @@ export function holdCredential(token: string, principal: Principal): HeldCredent
 // The statement that resolves one held credential (`$1`: its lookup), for a statement of another module that must read
 // it in its own snapshot (the event stream's page: src/events/stream.sql.ts AFTER).
 export const PRINCIPAL_OF: Record<HeldCredential['via'], string> = {
-  apiKey: sql.PRINCIPAL_BY_API_KEY,
-  jwt: sql.PRINCIPAL_BY_USER,
+  apiKey: sql.PRINCIPAL_BY_API_KEY.text,
+  jwt: sql.PRINCIPAL_BY_USER.text,
 };
 
 // What many held credentials resolve to now (an API process' open event streams, checked again together), read on the
@@ -111,8 +110,8 @@ export async function principalsOf(
   db: Pick<PgPool, 'query'>,
   lookups: Record<HeldCredential['via'], string[]>,
 ): Promise<Map<string, sql.PrincipalRow>> {
-  const read = async (text: string, values: string[]) =>
-    values.length ? (await db.query<sql.PrincipalRow>(text, [values])).rows : [];
+  const read = async (statement: Statement, values: string[]) =>
+    values.length ? await db.query<sql.PrincipalRow>(statement, [values]) : [];
   const [byKey, byUser] = await Promise.all([
     read(sql.PRINCIPALS_BY_API_KEYS, lookups.apiKey),
     read(sql.PRINCIPALS_BY_USERS, lookups.jwt),

@@ -11,13 +11,13 @@ const BEARER = /^bearer[ \t]+([^\s]+)$/i;
 
 // One bearer strategy for both credentials; a failure travels as a domain error so the spec's messages reach the
 // client: every malformed or refused credential is a 401 with one of the spec's four messages, never a 400.
-// `prepare`: its query is a named statement (prepared.ts canPrepare); `cache`: what credentials resolve to, kept
+// Its query is a declared statement, named on the pool (prepared.ts); `cache`: what credentials resolve to, kept
 // (principal-cache.ts).
-export function createAuthenticator(jwtSecret: string, prepare: boolean, cache?: PrincipalCache): RequestHandler {
+export function createAuthenticator(jwtSecret: string, cache?: PrincipalCache): RequestHandler {
   const authenticator = new passport.Passport();
   authenticator.use(
     new BearerStrategy<VerifyFunctionWithRequest>({ passReqToCallback: true }, (req, token, done) => {
-      resolvePrincipal(req.em, jwtSecret, token, prepare, cache).then(
+      resolvePrincipal(req.em, jwtSecret, token, cache).then(
         (p) => done(null, p),
         (err: unknown) => done(err),
       );

@@ -1,4 +1,5 @@
 // The events' use cases: list and read a merchant's events, as webhooks deliver them.
+import { ormSql } from '../platform/sql.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { countedPage } from '../platform/counters.ts';
 import { NotFoundError } from '../platform/errors.ts';
@@ -32,8 +33,7 @@ async function resourcePage(
   limit: number,
 ) {
   const keys = type ? [merchantId, resourceId, type] : [merchantId, resourceId];
-  const rows = await em.execute<(EventRow & { total: string })[]>(RESOURCE_PAGE(!!type), [
-    ...keys,
+  const rows = await ormSql(em).query<EventRow & { total: string }>(type ? RESOURCE_PAGE.ofType : RESOURCE_PAGE.all, [
     ...keys,
     limit,
     (page - 1) * limit,
@@ -43,7 +43,7 @@ async function resourcePage(
 
 // GET /v1/events/:id: unknown, malformed and other merchants' ids are all 404.
 export async function getEvent(em: EntityManager, merchantId: string, id: string) {
-  const [row] = isUuid(id) ? await em.execute<EventRow[]>(EVENT_BY_ID, [id, merchantId]) : [];
+  const [row] = isUuid(id) ? await ormSql(em).query<EventRow>(EVENT_BY_ID, [id, merchantId]) : [];
   if (!row) throw new NotFoundError('Evento não encontrado');
   return eventBody(row);
 }

@@ -1,5 +1,6 @@
 // Events and delivery logs past EVENT_RETENTION_DAYS deleted in batches, oldest first.
-import type { EntityManager, QueryResult } from '@mikro-orm/postgresql';
+import { ormSql } from '../platform/sql.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../platform/logger.ts';
 import { PRUNE_CONNECTIONS, PRUNE_DELIVERIES, PRUNE_EVENTS } from './events.sql.ts';
 
@@ -30,13 +31,13 @@ export async function pruneEvents(
     ['events', PRUNE_EVENTS],
   ] as const) {
     for (;;) {
-      const { affectedRows } = await em.execute<QueryResult>(statement, params, 'run');
+      const affectedRows = await ormSql(em).run(statement, params);
       pruned[key] += affectedRows;
       if (affectedRows < PRUNE_BATCH) break;
       await new Promise((r) => setTimeout(r, PAUSE_MS));
     }
   }
-  await em.execute(PRUNE_CONNECTIONS, [], 'run');
+  await ormSql(em).run(PRUNE_CONNECTIONS);
   if (pruned.deliveries || pruned.events) logger.info({ ...pruned, days }, 'old events and delivery logs pruned');
   return pruned;
 }

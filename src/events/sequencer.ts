@@ -18,10 +18,10 @@ export const SEQUENCE_BATCH = 1000;
  * Returns how many events got a position, or null when another process holds the lock (it is giving them).
  */
 export async function sequencePass(db: PgPool): Promise<number | null> {
-  return db.transaction(async (query) => {
-    const [{ locked }] = (await query<{ locked: boolean }>(TRY_SEQUENCER_LOCK)).rows;
+  return db.tx(async ({ query }) => {
+    const [{ locked }] = await query<{ locked: boolean }>(TRY_SEQUENCER_LOCK);
     if (!locked) return null;
-    const { rows } = await query(SEQUENCE, [SEQUENCE_BATCH]);
+    const rows = await query(SEQUENCE, [SEQUENCE_BATCH]);
     if (rows.length) await query(NOTIFY_SEQUENCED);
     return rows.length;
   });

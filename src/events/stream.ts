@@ -115,7 +115,7 @@ export async function openStream(
     dirty = false;
     let rows: StreamRow[];
     try {
-      rows = (await hub.db.query<StreamRow>(AFTER[credential.via], [credential.lookup, merchantId, cursor, PAGE])).rows;
+      rows = await hub.db.query<StreamRow>(AFTER[credential.via], [credential.lookup, merchantId, cursor, PAGE]);
     } catch (err) {
       if (closed) break;
       if (!failing) hub.logger.warn({ err, merchantId }, 'event stream read failed; retrying');

@@ -119,11 +119,11 @@ export function createEventStreams(
         return false;
       }
       if (lastSeq === null) {
-        lastSeq = Number((await db.query<{ seq: string }>(sql.HEAD)).rows[0].seq);
+        lastSeq = Number((await db.query<{ seq: string }>(sql.HEAD))[0].seq);
         wakeAll();
         return false;
       }
-      const { rows } = await db.query<{ merchant_id: string; seq: string }>(sql.ADVANCED, [lastSeq]);
+      const rows = await db.query<{ merchant_id: string; seq: string }>(sql.ADVANCED, [lastSeq]);
       for (const r of rows) {
         lastSeq = Math.max(lastSeq, Number(r.seq));
         subscribers.get(r.merchant_id)?.forEach((s) => s.wake());
@@ -189,11 +189,11 @@ export function createEventStreams(
 
   async function start(merchantId: string, after: string | undefined): Promise<Start> {
     if (!after) {
-      const [latest] = (await db.query<{ seq: string; event_id: string }>(sql.LATEST_OF, [merchantId])).rows;
+      const [latest] = await db.query<{ seq: string; event_id: string }>(sql.LATEST_OF, [merchantId]);
       return latest ? { seq: Number(latest.seq), announce: latest.event_id } : { seq: 0, announce: null };
     }
     for (let attempt = 0; ; attempt++) {
-      const [row] = (await db.query<{ seq: string | null }>(sql.POSITION_OF, [after, merchantId])).rows;
+      const [row] = await db.query<{ seq: string | null }>(sql.POSITION_OF, [after, merchantId]);
       if (!row) throw new NotFoundError('Evento não encontrado');
       if (row.seq !== null) return { seq: Number(row.seq), announce: null };
       // committed, not positioned yet (the client read it from the listing): position it now
@@ -206,10 +206,10 @@ export function createEventStreams(
   async function claim(merchantId: string): Promise<string> {
     if (closed) throw new HttpError(503, 'Servidor reiniciando: reconecte em instantes', 'service_restarting');
     const slot = newId();
-    await db.transaction(async (query) => {
+    await db.tx(async ({ query }) => {
       await query(sql.LOCK_MERCHANT_STREAMS, [merchantId]);
       await query(sql.DROP_STALE_CONNECTIONS, [merchantId, STALE_SECONDS]);
-      const [{ n }] = (await query<{ n: number }>(sql.COUNT_CONNECTIONS, [merchantId])).rows;
+      const [{ n }] = await query<{ n: number }>(sql.COUNT_CONNECTIONS, [merchantId]);
       if (n >= MAX_STREAMS_PER_MERCHANT) throw new HttpError(429, TOO_MANY_STREAMS, 'too_many_streams');
       await query(sql.INSERT_CONNECTION, [slot, merchantId]);
     });

@@ -1,5 +1,7 @@
 // Append-only counters for the listings' totals: triggers, folding, and reads.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ormSql } from './sql.ts';
+import { foldStatement, pageStatement } from './counters.sql.ts';
 
 /**
  * Append-only counters: a listing's `total` is a sum over a few +n/-n rows kept by triggers in the writing transaction
@@ -16,25 +18,7 @@ export type Counter = { table: string; keys: string };
 export async function foldCounters(em: EntityManager, counters: readonly Counter[]): Promise<number> {
   let folded = 0;
   for (const { table, keys } of counters) {
-    const rows = await em.execute<{ n: string }[]>(`
-      with folded as (
-        delete from ${table}
-         where (${keys}) in (
-                 select ${keys}
-                   from ${table}
-                  group by ${keys}
-                 having count(*) > 1
-               )
-        returning ${keys}, count
-      ),
-      summed as (
-        insert into ${table} (${keys}, count)
-        select ${keys}, sum(count)
-          from folded
-         group by ${keys}
-        returning 1
-      )
-      select (select count(*) from folded) as n`);
+    const rows = await ormSql(em).query<{ n: string }>(foldStatement({ table, keys }));
     folded += Number(rows[0].n);
   }
   return folded;
@@ -123,27 +107,14 @@ export async function countedPage<R extends { id: string | null }>(
   limit: number,
 ): Promise<{ total: number; rows: R[] }> {
   const filters = Object.entries(where).filter(([, v]) => v !== undefined);
-  const cond = filters.map(([k]) => `${k} = ?`).join(' and ');
   const values = filters.map(([, v]) => v);
   const offset = (page - 1) * limit;
-  const { table, alias } = spec;
-  const rows = await em.execute<(R & { total: string })[]>(
-    `
-    select n.total, ${spec.columns}
-      from (select coalesce(sum(count), 0) as total
-              from ${spec.counter.table}
-             where ${cond}) n
-      left join lateral (
-             select id
-               from ${table}
-              where ${cond} and n.total > ?${spec.rows ? ` and ${spec.rows}` : ''}
-              order by created_at desc, id desc
-              limit ? offset ?
-           ) p on true
-      left join ${table} ${alias} on ${alias}.id = p.id
-      ${spec.joins ?? ''}
-     order by ${alias}.created_at desc, ${alias}.id desc`,
-    [...values, ...values, offset, limit, offset],
+  const rows = await ormSql(em).query<R & { total: string }>(
+    pageStatement(
+      spec,
+      filters.map(([k]) => k),
+    ),
+    [...values, offset, limit],
   );
   return { total: Number(rows[0].total), rows: rows[0].id ? rows : [] }; // an empty page is one row with only the total
 }

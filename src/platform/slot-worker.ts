@@ -49,10 +49,6 @@ export type SlotWorker = {
 
 const SETTLE_WINDOW_MS = 5;
 
-// The lock that serialises the reserved fetches of one queue, in the fetch's own transaction.
-export const FETCH_LOCK = `
-  select pg_advisory_xact_lock(hashtextextended('pix:slot-fetch:' || $1::text, 0))`;
-
 export function startSlotWorker<T extends object>(
   boss: PgBoss,
   queue: Queue<T>,

@@ -1,5 +1,6 @@
 // A webhook whose deliveries all failed for long enough is disabled automatically.
-import type { Query } from '../platform/pg.ts';
+import { PUSH_FAILURES, DISABLE_FAILING } from './auto-disable.sql.ts';
+import type { SqlTx } from '../platform/sql.ts';
 
 /**
  * Automatic disabling (contract): a webhook whose last `minFailures` deliveries all failed for good, the first of them
@@ -13,27 +14,6 @@ import type { Query } from '../platform/pg.ts';
  */
 export type DisableSettings = { minFailures: number; afterSeconds: number };
 
-export const LOCK_WEBHOOKS = `
-  select id
-    from webhooks
-   where id = any($1::uuid[])
-   order by id
-     for update`;
-
-// Appends each webhook's new final failures and keeps the last $2.
-const PUSH_FAILURES = `
-  update webhooks w
-     set failures = (w.failures || r.failed)[greatest(1, cardinality(w.failures || r.failed) - $2 + 1):]
-    from jsonb_to_recordset($1::jsonb) as r(webhook_id uuid, failed timestamptz[])
-   where w.id = r.webhook_id`;
-
-const DISABLE_FAILING = `
-  update webhooks
-     set status = 'INACTIVE', disabled_reason = 'FAILING', disabled_at = now(), updated_at = now()
-   where id = any($1::uuid[]) and status = 'ACTIVE' and deleted_at is null and cardinality(failures) >= $2
-     and failures[cardinality(failures)] - failures[1] >= $3 * interval '1 second'
-  returning id`;
-
 export type Outcome = { webhookId: string; status: 'SUCCEEDED' | 'FAILED'; at: Date };
 
 /**
@@ -42,7 +22,7 @@ export type Outcome = { webhookId: string; status: 'SUCCEEDED' | 'FAILED'; at: D
  * not counted: that success came after it.
  */
 export async function recordFinalFailures(
-  query: Query,
+  { query, run }: Pick<SqlTx, 'query' | 'run'>,
   outcomes: Outcome[],
   { minFailures, afterSeconds }: DisableSettings,
 ): Promise<string[]> {
@@ -59,11 +39,7 @@ export async function recordFinalFailures(
     webhook_id: webhookId,
     failed: at.sort((a, b) => +a - +b).map((d) => d.toISOString()),
   }));
-  await query(PUSH_FAILURES, [JSON.stringify(rows), minFailures]);
-  const { rows: disabled } = await query<{ id: string }>(DISABLE_FAILING, [
-    [...failed.keys()],
-    minFailures,
-    afterSeconds,
-  ]);
+  await run(PUSH_FAILURES, [JSON.stringify(rows), minFailures]);
+  const disabled = await query<{ id: string }>(DISABLE_FAILING, [[...failed.keys()], minFailures, afterSeconds]);
   return disabled.map((r) => r.id);
 }

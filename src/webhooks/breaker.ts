@@ -1,4 +1,5 @@
 // The per-endpoint circuit breaker, shared by every daemon through webhook_breakers.
+import { RECORD_UNHEALTHY, CLOSE, CLAIM_PROBE } from './breaker.sql.ts';
 import type { PgPool } from '../platform/pg.ts';
 
 /**
@@ -33,48 +34,6 @@ export const breakerSettings = (threshold: number, timeoutMs: number, retryScale
   probeSeconds: timeoutMs / 1000 + 1,
 });
 
-// Counts each webhook's new unhealthy outcomes. A breaker opens when they reach the threshold while it is closed or
-// past its cooldown, and opens again, for twice as long, when its probe was out: rows in webhook order (no deadlock).
-const REOPEN = `b.probe_until is not null
-                or (coalesce(b.open_until <= clock_timestamp(), true) and b.failures + excluded.failures >= $2::int)`;
-const RECORD_UNHEALTHY = `
-  insert into webhook_breakers as b (webhook_id, failures, opened, open_until, probe_until)
-  select r.webhook_id, r.n, case when r.n >= $2::int then 1 else 0 end,
-         case when r.n >= $2::int then clock_timestamp() + $3::float8 * interval '1 second' end, null
-    from jsonb_to_recordset($1::jsonb) as r(webhook_id uuid, n int)
-   order by r.webhook_id
-      on conflict (webhook_id) do update
-     set failures = b.failures + excluded.failures,
-         opened = case when ${REOPEN} then b.opened + 1 else b.opened end,
-         open_until = case when ${REOPEN}
-                           then clock_timestamp() + least($3::float8 * power(2, b.opened), $4::float8)
-                                                    * interval '1 second'
-                           else b.open_until end,
-         probe_until = null`;
-
-// A healthy answer that is not a success (a 4xx) closes the breaker (a success does in RECORD_ATTEMPTS); rows another
-// statement holds are skipped, never waited for.
-const CLOSE = `
-  delete from webhook_breakers b
-   using (select webhook_id
-            from webhook_breakers
-           where webhook_id = any($1::uuid[])
-             for update skip locked) c
-   where b.webhook_id = c.webhook_id`;
-
-// Breakers past their cooldown with no probe out (or one whose window passed: its daemon died): one probe each, to
-// whoever claims it first.
-const CLAIM_PROBE = `
-  update webhook_breakers b
-     set probe_until = clock_timestamp() + $2::float8 * interval '1 second'
-    from (select webhook_id
-            from webhook_breakers
-           where webhook_id = any($1::uuid[]) and open_until <= clock_timestamp()
-             and coalesce(probe_until <= clock_timestamp(), true)
-             for update skip locked) c
-   where b.webhook_id = c.webhook_id
-  returning b.webhook_id`;
-
 // Unhealthy: the endpoint did not answer, or answered that it is failing or overloaded.
 export const unhealthy = (statusCode: number | null): boolean =>
   statusCode === null || statusCode >= 500 || statusCode === 429;
@@ -92,9 +51,9 @@ export async function recordOutcomes(db: PgPool, outcomes: BreakerOutcome[], s: 
   for (const o of outcomes)
     if (o.outcome === 'unhealthy' && !answered.has(o.webhookId))
       failures.set(o.webhookId, (failures.get(o.webhookId) ?? 0) + 1);
-  if (close.length) await db.query(CLOSE, [close]);
+  if (close.length) await db.run(CLOSE, [close]);
   if (failures.size)
-    await db.query(RECORD_UNHEALTHY, [
+    await db.run(RECORD_UNHEALTHY, [
       JSON.stringify([...failures].map(([webhook_id, n]) => ({ webhook_id, n }))),
       s.threshold,
       s.cooldownSeconds,
@@ -105,6 +64,6 @@ export async function recordOutcomes(db: PgPool, outcomes: BreakerOutcome[], s: 
 // Claims the probe of each of these webhooks (their breakers past their cooldown); returns those this daemon got.
 export async function claimProbes(db: PgPool, webhookIds: string[], s: BreakerSettings): Promise<Set<string>> {
   if (webhookIds.length === 0) return new Set();
-  const { rows } = await db.query<{ webhook_id: string }>(CLAIM_PROBE, [webhookIds, s.probeSeconds]);
+  const rows = await db.query<{ webhook_id: string }>(CLAIM_PROBE, [webhookIds, s.probeSeconds]);
   return new Set(rows.map((r) => r.webhook_id));
 }

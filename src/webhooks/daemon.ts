@@ -7,7 +7,8 @@ import { createPgPool } from '../platform/pg.ts';
 import { canPrepare } from '../platform/prepared.ts';
 import { processMetrics } from '../platform/metrics.ts';
 import { createListener } from '../platform/listener.ts';
-import { FETCH_LOCK, startSlotWorker } from '../platform/slot-worker.ts';
+import { startSlotWorker } from '../platform/slot-worker.ts';
+import { FETCH_LOCK } from '../platform/slot-worker.sql.ts';
 import { deliveryOutcomes } from './webhooks.metrics.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
@@ -81,7 +82,7 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
         slots: Math.ceil(capacity / 4),
         groupLimit: config.webhookMerchantConcurrency,
         fetchIn: (fetch) =>
-          db.transaction(async (query, jobs) => {
+          db.tx(async ({ query, jobs }) => {
             await query(FETCH_LOCK, [QUEUES.webhookDeliver]);
             return fetch(jobs);
           }),

@@ -18,7 +18,8 @@ import {
   type DeliveryRow,
 } from './webhooks.sql.ts';
 import type { DeliveryOutcome } from './webhooks.metrics.ts';
-import { LOCK_WEBHOOKS, recordFinalFailures, type DisableSettings } from './auto-disable.ts';
+import { recordFinalFailures, type DisableSettings } from './auto-disable.ts';
+import { LOCK_WEBHOOKS } from './auto-disable.sql.ts';
 import { reserveSlots } from './rate-limit.ts';
 import { sendableHeaders } from './webhook-headers.ts';
 import { claimProbes, recordOutcomes, unhealthy, type BreakerSettings } from './breaker.ts';
@@ -52,7 +53,7 @@ export async function deliverBatch(
   jobs: Job<DeliverJob>[],
   finish: Finish<DeliverJob> = () => {},
 ): Promise<void> {
-  const { rows } = await ctx.db.query<DeliveryRow>(LOAD_DELIVERIES, [jobs.map((j) => j.data.id)]);
+  const rows = await ctx.db.query<DeliveryRow>(LOAD_DELIVERIES, [jobs.map((j) => j.data.id)]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const toSend: Work[] = [];
   const toCancel: Work[] = [];
@@ -103,7 +104,7 @@ export async function deliverBatch(
 }
 
 async function cancel(ctx: DeliverContext, works: Work[]): Promise<void> {
-  await ctx.db.query(CANCEL_DELIVERIES, [works.map((w) => w.row.id), works.map((w) => w.row.attempts)]);
+  await ctx.db.run(CANCEL_DELIVERIES, [works.map((w) => w.row.id), works.map((w) => w.row.attempts)]);
   ctx.count?.('canceled', works.length);
   for (const { row } of works)
     ctx.logger.info(
@@ -194,8 +195,8 @@ async function pace(ctx: DeliverContext, work: Work[]): Promise<{ now: Paced[]; 
 // (nothing recorded but the time of that next attempt, which the delivery log shows as nextAttemptAt).
 async function defer(ctx: DeliverContext, later: Paced[]): Promise<void> {
   if (later.length === 0) return;
-  await ctx.db.transaction(async (query, jobs) => {
-    await query(DEFER_DELIVERIES, [later.map((w) => w.row.id), later.map((w) => seconds(w.wait))]);
+  await ctx.db.tx(async ({ run, jobs }) => {
+    await run(DEFER_DELIVERIES, [later.map((w) => w.row.id), later.map((w) => seconds(w.wait))]);
     await enqueueMany(
       ctx.boss,
       jobs,
@@ -379,10 +380,11 @@ async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): Promise
   const finals = attempts.filter((a) => a.status === 'FAILED');
   // The attempts' jobs are completed in the same transaction: one commit, and no window where an attempt is recorded
   // but its job still looks active to the fetches (a merchant's share counts active jobs).
-  const { next, disabled } = await ctx.db.transaction(async (query, jobs) => {
+  const { next, disabled } = await ctx.db.tx(async (sql) => {
+    const { query, jobs } = sql;
     // Final failures update their webhooks (auto-disable.ts): every webhook of the batch is locked first, in id order.
     if (finals.length > 0) await query(LOCK_WEBHOOKS, [[...new Set(attempts.map((a) => a.row.webhook_id))]]);
-    const moved = new Set((await query<{ id: string }>(RECORD_ATTEMPTS, params)).rows.map((r) => r.id));
+    const moved = new Set((await query<{ id: string }>(RECORD_ATTEMPTS, params)).map((r) => r.id));
     const due = retries
       .filter((a) => moved.has(a.row.id))
       .map((a) =>
@@ -392,7 +394,7 @@ async function recordAttempts(ctx: DeliverContext, attempts: Attempt[]): Promise
     const ended = attempts.filter((a) => moved.has(a.row.id) && a.status !== 'PENDING');
     const off = finals.length
       ? await recordFinalFailures(
-          query,
+          sql,
           ended.map((a) => ({
             webhookId: a.row.webhook_id,
             status: a.status as 'SUCCEEDED' | 'FAILED',

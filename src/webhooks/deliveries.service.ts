@@ -17,24 +17,18 @@ import { logView } from './webhooks.view.ts';
 import type { LogRow } from './webhooks.sql.ts';
 import {
   DELIVERY_BY_ID,
-  DELIVERY_COUNT,
   DELIVERY_FOR_UPDATE,
-  DELIVERY_PAGE,
   INSERT_TEST_DELIVERY,
   RECENT_TEST_SENDS,
   RECOVERABLE,
+  deliveryLogs,
+  type ListedStatus,
   REQUEUE,
 } from './deliveries.sql.ts';
+import { ormSql } from '../platform/sql.ts';
 
-export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+export type DeliveryStatus = ListedStatus;
 export type DeliveryFilter = { status?: DeliveryStatus; event?: string };
-
-// The stored statuses each listed one stands for (logView maps CANCELED to FAILED).
-const STORED: Record<DeliveryStatus, string> = {
-  PENDING: `'PENDING'`,
-  SUCCEEDED: `'SUCCEEDED'`,
-  FAILED: `'FAILED', 'CANCELED'`,
-};
 
 // GET /v1/webhooks/merchant/:id/deliveries: every log of the webhook, newest first (not only the last 20).
 export async function listDeliveries(
@@ -46,19 +40,11 @@ export async function listDeliveries(
   limit: number,
 ) {
   await findOwned(em, merchantId, webhookId);
-  const where = ['d.webhook_id = ?'];
-  const params: unknown[] = [webhookId];
-  if (status) where.push(`d.status in (${STORED[status]})`);
-  if (event) {
-    where.push('d.event_type = ?');
-    params.push(event);
-  }
-  const sql = where.join(' and ');
-  const [{ total }] = await em.execute<{ total: number }[]>(DELIVERY_COUNT(sql), params);
-  const rows =
-    total > (page - 1) * limit
-      ? await em.execute<LogRow[]>(DELIVERY_PAGE(sql), [...params, limit, (page - 1) * limit])
-      : [];
+  const { count, page: pageOf } = deliveryLogs(status, event !== undefined);
+  const params = event === undefined ? [webhookId] : [webhookId, event];
+  const { query } = ormSql(em);
+  const [{ total }] = await query<{ total: number }>(count, params);
+  const rows = total > (page - 1) * limit ? await query<LogRow>(pageOf, [...params, limit, (page - 1) * limit]) : [];
   return { page, limit, total, deliveries: rows.map(logView) };
 }
 
@@ -87,10 +73,9 @@ export async function resendDelivery(
   return transactional(em, async (tx) => {
     const webhook = await findOwned(tx, merchantId, webhookId);
     const byUuid = isUuid(ref);
-    const [row] = await tx.execute<LogRow[]>(
-      DELIVERY_FOR_UPDATE(byUuid),
-      byUuid ? [webhookId, ref, ref] : [webhookId, ref],
-    );
+    const [row] = byUuid
+      ? await ormSql(tx).query<LogRow>(DELIVERY_FOR_UPDATE.byUuid, [webhookId, ref, ref])
+      : await ormSql(tx).query<LogRow>(DELIVERY_FOR_UPDATE.byDeliveryId, [webhookId, ref]);
     if (!row) throw new NotFoundError('Entrega não encontrada');
     assertActive(webhook);
     if (row.status === 'PENDING')
@@ -98,9 +83,9 @@ export async function resendDelivery(
         'Entrega ainda pendente: a próxima tentativa já está agendada (veja nextAttemptAt)',
         'delivery_pending',
       );
-    await tx.execute(REQUEUE, [JSON.stringify([row.id])]);
+    await ormSql(tx).run(REQUEUE, [[row.id]]);
     await enqueueMany(boss, tx, QUEUES.webhookDeliver, [job(webhook, row.id, row.attempts, MAX_ATTEMPTS - 1)]);
-    const [after] = await tx.execute<LogRow[]>(DELIVERY_BY_ID, [row.id]);
+    const [after] = await ormSql(tx).query<LogRow>(DELIVERY_BY_ID, [row.id]);
     return logView(after);
   });
 }
@@ -120,9 +105,9 @@ export async function recoverDeliveries(
   return transactional(em, async (tx) => {
     const webhook = await findOwned(tx, merchantId, webhookId);
     assertActive(webhook);
-    const rows = await tx.execute<{ id: string; attempts: number }[]>(RECOVERABLE, [webhookId, since, until]);
+    const rows = await ormSql(tx).query<{ id: string; attempts: number }>(RECOVERABLE, [webhookId, since, until]);
     if (rows.length === 0) return 0;
-    await tx.execute(REQUEUE, [JSON.stringify(rows.map((r) => r.id))]);
+    await ormSql(tx).run(REQUEUE, [rows.map((r) => r.id)]);
     await enqueueMany(
       boss,
       tx,
@@ -154,16 +139,16 @@ export async function sendTestDelivery(
   return transactional(em, async (tx) => {
     const webhook = await findOwned(tx, merchantId, webhookId, true);
     assertActive(webhook);
-    const [recent] = await tx.execute<{ n: number; retry_after: number }[]>(RECENT_TEST_SENDS, [webhookId]);
+    const [recent] = await ormSql(tx).query<{ n: number; retry_after: number }>(RECENT_TEST_SENDS, [webhookId]);
     if (recent.n >= TEST_SENDS_PER_MINUTE)
       throw new TooManyRequestsError(TEST_SENDS_LIMITED, recent.retry_after, 'test_sends_limited');
     const id = uuidv7();
     const payload = JSON.stringify(
       eventBody({ id: uuidv7(), type: event, data: schemas.get(event)!.example.data, created_at: new Date() }),
     );
-    await tx.execute(INSERT_TEST_DELIVERY, [id, newDeliveryId(), webhookId, event, webhook.url, payload]);
+    await ormSql(tx).run(INSERT_TEST_DELIVERY, [id, newDeliveryId(), webhookId, event, webhook.url, payload]);
     await enqueueMany(boss, tx, QUEUES.webhookDeliver, [job(webhook, id, 0, 0)]);
-    const [row] = await tx.execute<LogRow[]>(DELIVERY_BY_ID, [id]);
+    const [row] = await ormSql(tx).query<LogRow>(DELIVERY_BY_ID, [id]);
     return logView(row);
   });
 }

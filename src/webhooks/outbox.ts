@@ -1,10 +1,9 @@
 // The outbox: an event recorded in the transaction of the change that caused it, with its deliveries and their jobs.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Db, PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { v7 as uuidv7 } from 'uuid';
 import { deliverJob, enqueueMany, QUEUES } from '../platform/queue.ts';
-import type { Query } from '../platform/pg.ts';
-import { pgTx } from '../platform/sql.ts';
+import { ormSql, type SqlTx } from '../platform/sql.ts';
 import { isUuid } from '../platform/base.entity.ts';
 import { Event, type IEvent } from './event.entity.ts';
 import type { EventType } from './catalog.ts';
@@ -35,10 +34,8 @@ export async function recordEvents(em: EntityManager, boss: PgBoss, events: NewE
     em.create(Event, { merchant: e.merchantId, type: e.type, resourceId: resourceIdOf(e.data), data: e.data }),
   );
   await em.flush();
-  const { query, jobs } = pgTx(em);
   await createDeliveries(
-    query,
-    jobs,
+    ormSql(em),
     boss,
     created.map((e, i) => ({
       id: e.id,
@@ -73,9 +70,9 @@ const INSERT_CHUNK = 1000;
  * transaction, so the deliveries of an event exist exactly when the event does, for the webhooks subscribed at that
  * moment. Idempotent: the unique (event_id, webhook_id) key makes a re-run insert nothing and so enqueue nothing.
  */
-export async function createDeliveries(query: Query, jobs: Db, boss: PgBoss, events: EventRow[]): Promise<number> {
+export async function createDeliveries(sql: SqlTx, boss: PgBoss, events: EventRow[]): Promise<number> {
   if (events.length === 0) return 0;
-  const { rows: webhooks } = await query<SubscriberRow>(SUBSCRIBERS, [[...new Set(events.map((e) => e.merchant_id))]]);
+  const webhooks = await sql.query<SubscriberRow>(SUBSCRIBERS, [[...new Set(events.map((e) => e.merchant_id))]]);
   const byMerchant = Map.groupBy(webhooks, (w) => w.merchant_id);
   const rows = events.flatMap((e) => {
     const subscribers = (byMerchant.get(e.merchant_id) ?? []).filter(
@@ -98,14 +95,14 @@ export async function createDeliveries(query: Query, jobs: Db, boss: PgBoss, eve
   // In chunks, so a batch of events for merchants with many webhooks never builds one huge JSON parameter.
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK);
-    const { rows: inserted } = await query<{ id: string }>(INSERT_DELIVERIES, [
+    const inserted = await sql.query<{ id: string }>(INSERT_DELIVERIES, [
       JSON.stringify(chunk.map(({ merchantId: _, ...row }) => row)),
     ]);
     if (inserted.length === 0) continue;
     const merchantOf = new Map(chunk.map((r) => [r.id, r.merchantId]));
     await enqueueMany(
       boss,
-      jobs,
+      sql.jobs,
       QUEUES.webhookDeliver,
       inserted.map(({ id }) => deliverJob(merchantOf.get(id)!, { id, attempt: 0, step: 0 })),
     );

@@ -1,4 +1,5 @@
 // Per-endpoint rate limits of the deliveries, shared by every daemon.
+import { ENSURE_SLOTS, RESERVE_SLOTS } from './rate-limit.sql.ts';
 import type { PgPool } from '../platform/pg.ts';
 
 /**
@@ -15,31 +16,6 @@ import type { PgPool } from '../platform/pg.ts';
  */
 export const HORIZON_SECONDS = 1;
 
-const ENSURE_SLOTS = `
-  insert into webhook_rate_slots (webhook_id, slot_start, next_at)
-  select unnest($1::uuid[]), '-infinity', '-infinity'
-      on conflict (webhook_id) do nothing`;
-
-// Rows locked in id order first, so two daemons reserving for the same webhooks cannot deadlock.
-const RESERVE_SLOTS = `
-  with locked as (
-    select webhook_id
-      from webhook_rate_slots
-     where webhook_id in (select r.webhook_id from jsonb_to_recordset($1::jsonb) as r(webhook_id uuid))
-     order by webhook_id
-       for update
-  )
-  update webhook_rate_slots s
-     set slot_start = greatest(s.next_at, clock_timestamp()),
-         next_at = greatest(s.next_at, clock_timestamp())
-                   + least(r.n, greatest(0, ceil(($2::float8 - extract(epoch from greatest(s.next_at, clock_timestamp())
-                                                                  - clock_timestamp())) * r.rate)))::int
-                     * interval '1 second' / r.rate
-    from jsonb_to_recordset($1::jsonb) as r(webhook_id uuid, n int, rate int)
-   where s.webhook_id = r.webhook_id and s.webhook_id in (select webhook_id from locked)
-  returning s.webhook_id, extract(epoch from s.slot_start - clock_timestamp())::float8 as wait,
-            round(extract(epoch from s.next_at - s.slot_start) * r.rate)::int as granted`;
-
 export type Reservation = { wait: number; granted: number; rate: number };
 
 // Reserves slots for each webhook (`n` deliveries at `rate` per second): the wait until the first, and how many.
@@ -48,8 +24,8 @@ export async function reserveSlots(
   wanted: { webhookId: string; n: number; rate: number }[],
 ): Promise<Map<string, Reservation>> {
   if (wanted.length === 0) return new Map();
-  await db.query(ENSURE_SLOTS, [wanted.map((w) => w.webhookId)]);
-  const { rows } = await db.query<{ webhook_id: string; wait: number; granted: number }>(RESERVE_SLOTS, [
+  await db.run(ENSURE_SLOTS, [wanted.map((w) => w.webhookId)]);
+  const rows = await db.query<{ webhook_id: string; wait: number; granted: number }>(RESERVE_SLOTS, [
     JSON.stringify(wanted.map((w) => ({ webhook_id: w.webhookId, n: w.n, rate: w.rate }))),
     HORIZON_SECONDS,
   ]);

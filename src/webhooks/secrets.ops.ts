@@ -1,4 +1,5 @@
 // Operator commands of webhook secrets: re-encrypted under another key.
+import { ormSql } from '../platform/sql.ts';
 import { OpsError, OpsFailure, OpsUsageError, type Command } from '../platform/ops.ts';
 import { open, seal, SecretKeyError } from '../platform/secrets.ts';
 import { COUNT_TO_RESEAL, RESEAL_SECRETS, SECRETS_BY_KEY, SECRETS_TO_RESEAL } from './webhooks.sql.ts';
@@ -21,7 +22,7 @@ export const secretCommands: Command[] = [
       if (!Number.isInteger(batch) || batch < 1 || batch > 10_000)
         throw new OpsUsageError('--batch must be an integer between 1 and 10000');
       const prefix = `v1:${ring.current}:`;
-      const remaining = async () => (await em.execute<{ n: number }[]>(COUNT_TO_RESEAL, [prefix, prefix]))[0]!.n;
+      const remaining = async () => (await ormSql(em).query<{ n: number }>(COUNT_TO_RESEAL, [prefix]))[0]!.n;
       const before = await remaining();
       if (flags['dry-run'] === true) return { dryRun: true, key: ring.current, wouldReseal: before };
 
@@ -30,9 +31,9 @@ export const secretCommands: Command[] = [
       // One transaction per batch: a killed run keeps what it committed, and the next run starts from what is left.
       for (;;) {
         const done = await transactional(em, async (tx) => {
-          const rows = await tx.execute<{ id: string; secret: string; previous_secret: string | null }[]>(
+          const rows = await ormSql(tx).query<{ id: string; secret: string; previous_secret: string | null }>(
             SECRETS_TO_RESEAL,
-            [prefix, prefix, JSON.stringify(failed.map((f) => f.id)), batch],
+            [prefix, failed.map((f) => f.id), batch],
           );
           const sealed: { id: string; secret: string; previous_secret: string | null }[] = [];
           const reseal = (stored: string, id: string) => seal(ring, open(ring, stored, id), id);
@@ -49,7 +50,7 @@ export const secretCommands: Command[] = [
               failed.push({ id: row.id, reason: err.message });
             }
           }
-          if (sealed.length > 0) await tx.execute(RESEAL_SECRETS, [JSON.stringify(sealed)]);
+          if (sealed.length > 0) await ormSql(tx).run(RESEAL_SECRETS, [JSON.stringify(sealed)]);
           return { seen: rows.length, sealed: sealed.length };
         });
         if (done.seen === 0) break;
@@ -60,7 +61,7 @@ export const secretCommands: Command[] = [
       const left = await remaining();
       // What an operator checks before removing an old key: no row left under it.
       const byKey = Object.fromEntries(
-        (await em.execute<{ kid: string; n: number }[]>(SECRETS_BY_KEY)).map((r) => [r.kid, r.n]),
+        (await ormSql(em).query<{ kid: string; n: number }>(SECRETS_BY_KEY)).map((r) => [r.kid, r.n]),
       );
       const result = { key: ring.current, resealed, remaining: left, byKey, failed };
       if (failed.length > 0)

@@ -1,4 +1,5 @@
 // Operator commands of webhooks: failed deliveries replayed.
+import { ormSql } from '../platform/sql.ts';
 import { OpsError, OpsUsageError, type Command } from '../platform/ops.ts';
 import { deliverJob, enqueueMany, QUEUES } from '../platform/queue.ts';
 import { isUuid } from '../platform/base.entity.ts';
@@ -16,43 +17,22 @@ function isoFlag(flags: Flags, name: string): string | undefined {
   return dateFlag(raw, name);
 }
 
-// The WHERE clause of the selection; a FAILED status is checked per row so an explicit --delivery can say why it was
+// The parameters of REPLAY_CANDIDATES; a FAILED status is checked per row so an explicit --delivery can say why it was
 // skipped.
-function selection(flags: Flags): { where: string[]; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (flags.delivery !== undefined) {
-    const id = String(flags.delivery);
-    // Either the log id or the webhook-id (deliveryId) a merchant quotes.
-    if (isUuid(id)) {
-      where.push('(d.id = ? or d.delivery_id = ?)');
-      params.push(id, id);
-    } else {
-      where.push('d.delivery_id = ?');
-      params.push(id);
-    }
-  }
-  if (flags.webhook !== undefined) {
-    if (!isUuid(String(flags.webhook))) throw new OpsUsageError('--webhook must be a webhook id (UUID)');
-    where.push('d.webhook_id = ?');
-    params.push(String(flags.webhook));
-  }
-  const since = isoFlag(flags, 'since');
-  const until = isoFlag(flags, 'until');
-  if (since) {
-    where.push('d.created_at >= ?::timestamptz');
-    params.push(since);
-  }
-  if (until) {
-    where.push('d.created_at < ?::timestamptz');
-    params.push(until);
-  }
-  if (where.length === 0 && !flags.all)
+function selection(flags: Flags): unknown[] {
+  // Either the log id or the webhook-id (deliveryId) a merchant quotes.
+  const delivery = flags.delivery === undefined ? null : String(flags.delivery);
+  if (flags.webhook !== undefined && !isUuid(String(flags.webhook)))
+    throw new OpsUsageError('--webhook must be a webhook id (UUID)');
+  const webhook = flags.webhook === undefined ? null : String(flags.webhook);
+  const since = isoFlag(flags, 'since') ?? null;
+  const until = isoFlag(flags, 'until') ?? null;
+  if (delivery === null && webhook === null && !since && !until && !flags.all)
     throw new OpsUsageError(
       'give at least one of --delivery, --webhook, --since, --until (or --all to replay every failed delivery)',
     );
-  if (flags.delivery === undefined) where.push(`d.status = 'FAILED'`); // filters by range select failed ones only
-  return { where, params };
+  // filters by range select failed ones only; one delivery named is reported whatever its status
+  return [delivery, delivery !== null && isUuid(delivery) ? delivery : null, webhook, since, until, delivery !== null];
 }
 
 export const webhookCommands: Command[] = [
@@ -68,12 +48,12 @@ export const webhookCommands: Command[] = [
       'dry-run': { type: 'boolean', description: 'print what would be replayed, change nothing' },
     },
     async run({ em, boss }, flags) {
-      const { where, params } = selection(flags);
+      const params = selection(flags);
       const dryRun = flags['dry-run'] === true;
       const queue = dryRun ? undefined : await boss();
       return transactional(em, async (tx) => {
         // Locked so two operators (or a replay racing a daemon) cannot enqueue the same delivery twice.
-        const rows = await tx.execute<Candidate[]>(REPLAY_CANDIDATES(where), params);
+        const rows = await ormSql(tx).query<Candidate>(REPLAY_CANDIDATES, params);
         const skipped: { id: string; reason: string }[] = [];
         const chosen: Candidate[] = [];
         for (const r of rows) {
@@ -86,7 +66,7 @@ export const webhookCommands: Command[] = [
         if (flags.delivery !== undefined && rows.length === 0)
           throw new OpsError(`no delivery ${String(flags.delivery)}`);
         if (!dryRun && chosen.length > 0) {
-          await tx.execute(REPLAY, [JSON.stringify(chosen.map((r) => r.id))]);
+          await ormSql(tx).run(REPLAY, [chosen.map((r) => r.id)]);
           const jobs = chosen.map((r) => deliverJob(r.merchant_id, { id: r.id, attempt: r.attempts, step: 0 }));
           await enqueueMany(queue!, tx, QUEUES.webhookDeliver, jobs);
         }

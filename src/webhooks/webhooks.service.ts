@@ -1,4 +1,5 @@
 // The webhooks' use cases: create, update, delete, list, rotate a secret.
+import { ormSql } from '../platform/sql.ts';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { BusinessRuleError, ConflictError, NotFoundError } from '../platform/errors.ts';
 import { createOnce } from '../platform/idempotency.ts';
@@ -87,7 +88,7 @@ export async function createWebhook(
   return transactional(em, async (tx) => {
     // Serialise creations of one merchant so two concurrent requests cannot both pass the limit, nor both miss the
     // earlier creation with their key (the unique (merchant, key) index stays the last word).
-    await tx.execute(LOCK_MERCHANT, [merchantId]);
+    await ormSql(tx).query(LOCK_MERCHANT, [merchantId]);
     const { result, replayed } = await createOnce(idempotencyKey, fields, {
       find: () => tx.findOne(Webhook, { merchant: merchantId, idempotencyKey }),
       replay: (prior) => {
@@ -130,7 +131,7 @@ export async function listWebhooks(em: EntityManager, secrets: Keyring, merchant
     { orderBy: { createdAt: 'desc', id: 'desc' } },
   );
   if (webhooks.length === 0) return [];
-  const logs = await em.execute<LogRow[]>(LAST_LOGS(LOGS_PER_WEBHOOK), [webhooks.map((w) => w.id)]);
+  const logs = await ormSql(em).query<LogRow>(LAST_LOGS, [webhooks.map((w) => w.id), LOGS_PER_WEBHOOK]);
   const byWebhook = new Map<string, ReturnType<typeof logView>[]>();
   for (const row of logs) {
     const list = byWebhook.get(row.webhook_id) ?? [];

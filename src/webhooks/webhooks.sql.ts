@@ -1,7 +1,30 @@
 // Every statement on the events, webhooks and webhook_deliveries tables, with the rows they return.
-// Numbered parameters ($1): these run on node-postgres connections, the daemon's pool or a MikroORM transaction seen
-// through pgTx (src/platform/sql.ts explains the two paths). Statements run through MikroORM (em.execute) use `?` and
-// say so.
+// Declared `$n` statements (src/platform/sql.ts): they run on the daemon's pool or on MikroORM's connection, through the
+// one handle. Every status a delivery takes is a row of DELIVERY_TRANSITIONS.
+import { from, statement, to, type Transition } from '../platform/sql.ts';
+
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED';
+
+/**
+ * Every status change of a delivery. An attempt (RECORD_ATTEMPTS) moves a PENDING delivery to the outcome the daemon
+ * recorded: SUCCEEDED, PENDING again (a retry follows) or FAILED (every attempt used); a webhook paused or deleted
+ * cancels what it still had PENDING; an operator's replay and a merchant's resend or recover queue an ended one again.
+ * No event: deliveries are how events travel, not events.
+ */
+export const DELIVERY_TRANSITIONS = {
+  succeed: { from: ['PENDING'], to: 'SUCCEEDED', event: null },
+  retry: { from: ['PENDING'], to: 'PENDING', event: null },
+  fail: { from: ['PENDING'], to: 'FAILED', event: null },
+  cancel: { from: ['PENDING'], to: 'CANCELED', event: null },
+  requeue: { from: ['SUCCEEDED', 'FAILED', 'CANCELED'], to: 'PENDING', event: null },
+} as const satisfies Record<string, Transition<DeliveryStatus>>;
+const T = DELIVERY_TRANSITIONS;
+
+// The status changes of a webhook the service makes itself (a merchant's PATCH sets the status it asks for): the
+// automatic disabling of one whose deliveries all failed for long enough (auto-disable.ts).
+export const WEBHOOK_TRANSITIONS = {
+  disable: { from: ['ACTIVE'], to: 'INACTIVE', event: null },
+} as const satisfies Record<string, Transition<'ACTIVE' | 'INACTIVE'>>;
 
 export type EventRow = { id: string; merchant_id: string; type: string; data: unknown; created_at: Date };
 export type SubscriberRow = { id: string; merchant_id: string; url: string; events: string[] };
@@ -49,13 +72,18 @@ export type ReplayCandidate = {
 };
 
 // The ACTIVE webhooks of these merchants: who gets a delivery of their events.
-export const SUBSCRIBERS = `
+export const SUBSCRIBERS = statement(
+  'webhooks.subscribers',
+  `
   select id, merchant_id, url, events
     from webhooks
-   where merchant_id = any($1::uuid[]) and status = 'ACTIVE' and deleted_at is null`;
+   where merchant_id = any($1::uuid[]) and status = 'ACTIVE' and deleted_at is null`,
+);
 
 // One delivery per (event, webhook); a re-run inserts nothing (and so enqueues nothing).
-export const INSERT_DELIVERIES = `
+export const INSERT_DELIVERIES = statement(
+  'webhooks.insert_deliveries',
+  `
   insert into webhook_deliveries (id, created_at, updated_at, delivery_id, event_id, webhook_id, event_type, url,
                                   payload, status, attempts, success, next_attempt_at)
   select r.id, now(), now(), r.delivery_id, r.event_id, r.webhook_id, r.event_type, r.url, r.payload, 'PENDING', 0,
@@ -63,10 +91,13 @@ export const INSERT_DELIVERIES = `
     from jsonb_to_recordset($1::jsonb) as r(id uuid, delivery_id text, event_id uuid, webhook_id uuid, event_type text,
                                              url text, payload text)
       on conflict (event_id, webhook_id) do nothing
-  returning id`;
+  returning id`,
+);
 
 // The daemon's view of a batch: each delivery with its webhook's current url, secret, status and circuit breaker.
-export const LOAD_DELIVERIES = `
+export const LOAD_DELIVERIES = statement(
+  'webhooks.load_deliveries',
+  `
   select d.id, d.delivery_id, d.webhook_id, d.payload, d.status, d.attempts,
          w.url, w.secret, case when w.previous_secret_until > now() then w.previous_secret end as previous_secret,
          w.headers, w.rate_limit, w.status as webhook_status, w.deleted_at is not null as deleted, w.merchant_id,
@@ -75,25 +106,36 @@ export const LOAD_DELIVERIES = `
     from webhook_deliveries d
     join webhooks w on w.id = d.webhook_id
     left join webhook_breakers b on b.webhook_id = d.webhook_id
-   where d.id = any($1::uuid[])`;
+   where d.id = any($1::uuid[])`,
+);
 
 // Deliveries deferred by the daemon (a rate limit, an open circuit breaker): when their next attempt is due.
-export const DEFER_DELIVERIES = `
+export const DEFER_DELIVERIES = statement(
+  'webhooks.defer_deliveries',
+  `
   update webhook_deliveries d set next_attempt_at = now() + x.wait * interval '1 second'
     from unnest($1::uuid[], $2::float8[]) as x(id, wait)
-   where d.id = x.id and d.status = 'PENDING'`;
+   where d.id = x.id and d.status in (${from(T.retry)})`,
+);
 
 // Deliveries of a webhook paused or deleted since they were queued: no further attempt.
-export const CANCEL_DELIVERIES = `
-  update webhook_deliveries d set status = 'CANCELED', next_attempt_at = null, updated_at = now()
+export const CANCEL_DELIVERIES = statement(
+  'webhooks.cancel_deliveries',
+  `
+  update webhook_deliveries d set status = ${to(T.cancel)}, next_attempt_at = null, updated_at = now()
     from unnest($1::uuid[], $2::int[]) as c(id, attempts)
-   where d.id = c.id and d.status = 'PENDING' and d.attempts = c.attempts`;
+   where d.id = c.id and d.status in (${from(T.cancel)}) and d.attempts = c.attempts`,
+);
 
 // Attempts recorded together, each row guarded by its attempts count so a duplicated job can never count or schedule
 // twice; it returns the rows it moved, and only those get a retry job. A success also ends its webhook's streak of
 // final failures (auto-disable.ts) and closes its circuit breaker (breaker.ts), in the same statement; the webhook
 // row is written only when it had a streak, and a breaker row another statement holds is left to the next success.
-export const RECORD_ATTEMPTS = `
+// Each row's status is the `to` of its attempt's transition (succeed, retry or fail: deliver.ts OUTCOMES), all from
+// PENDING.
+export const RECORD_ATTEMPTS = statement(
+  'webhooks.record_attempts',
+  `
   with moved as (
     update webhook_deliveries d set attempts = d.attempts + 1, status_code = r.status_code, response = r.response,
                                     success = r.success, status = r.status, url = r.url,
@@ -101,7 +143,7 @@ export const RECORD_ATTEMPTS = `
                                     next_attempt_at = now() + r.delay * interval '1 second', updated_at = now()
       from jsonb_to_recordset($1::jsonb) as r(id uuid, attempts int, status_code int, response text, success boolean,
                                               status text, url text, attempted_at timestamptz, delay float8)
-     where d.id = r.id and d.status = 'PENDING' and d.attempts = r.attempts
+     where d.id = r.id and d.status in (${from(T.retry)}) and d.attempts = r.attempts
     returning d.id, d.webhook_id, d.status
   ),
   streak_ended as (
@@ -117,78 +159,108 @@ export const RECORD_ATTEMPTS = `
      where b.webhook_id = c.webhook_id
   )
   select id
-    from moved`;
+    from moved`,
+);
 
-// (MikroORM, `?`) The last `limit` logs of each webhook through LATERAL, served by (webhook_id, created_at desc, id
-// desc).
-export const LAST_LOGS = (limit: number) => `
+// The last `$2` logs of each webhook of `$1` through LATERAL, served by (webhook_id, created_at desc, id desc).
+export const LAST_LOGS = statement(
+  'webhooks.last_logs',
+  `
   select l.*
-    from (select id from webhooks where id in (?)) w
+    from (select id from webhooks where id = any($1::uuid[])) w
    cross join lateral (
            select d.webhook_id, d.id, d.delivery_id, d.event_type, d.url, d.payload, d.status_code, d.response,
                   d.attempts, d.success, d.status, d.next_attempt_at, d.created_at
              from webhook_deliveries d
             where d.webhook_id = w.id
             order by d.created_at desc, d.id desc
-            limit ${limit}
+            limit $2
          ) l
-   order by l.created_at desc, l.id desc`;
+   order by l.created_at desc, l.id desc`,
+);
 
-// (MikroORM, `?`) Serialises webhook creations of one merchant, so two concurrent requests cannot both pass the limit.
-export const LOCK_MERCHANT = `
+// Serialises webhook creations of one merchant, so two concurrent requests cannot both pass the limit.
+export const LOCK_MERCHANT = statement(
+  'webhooks.lock_merchant',
+  `
   select id
     from merchants
-   where id = ?
-     for update`;
+   where id = $1
+     for update`,
+);
 
-// (MikroORM, `?`) Replay candidates, locked so two operators (or a replay racing a daemon) cannot enqueue one twice.
-export const REPLAY_CANDIDATES = (where: string[]) => `
+// Replay candidates, locked so two operators (or a replay racing a daemon) cannot enqueue one twice. Parameters: the
+// delivery asked for (its deliveryId, or its log id as `$2` when a UUID), the webhook, since, until (each null: any),
+// and whether any status is taken (one delivery named: its status is reported) or FAILED ones only.
+export const REPLAY_CANDIDATES = statement(
+  'webhooks.replay_candidates',
+  `
   select d.id, d.delivery_id, d.status, d.attempts, w.status as webhook_status, w.deleted_at, w.merchant_id
     from webhook_deliveries d
     join webhooks w on w.id = d.webhook_id
-   where ${where.join(' and ')}
+   where ($1::text is null or d.delivery_id = $1 or d.id = $2::uuid) and ($3::uuid is null or d.webhook_id = $3)
+     and ($4::timestamptz is null or d.created_at >= $4) and ($5::timestamptz is null or d.created_at < $5)
+     and ($6::boolean or d.status = ${to(T.fail)})
    order by d.created_at, d.id
-     for update of d`;
+     for update of d`,
+);
 
-// (MikroORM, `?`) One JSON parameter however many rows: `in (?)` would spend one bind parameter per id (at most 65535).
-export const REPLAY = `
-  update webhook_deliveries set status = 'PENDING', next_attempt_at = now(), updated_at = now()
-   where id in (select jsonb_array_elements_text(?::jsonb)::uuid)`;
+// An operator's replay of FAILED deliveries (chosen and locked by REPLAY_CANDIDATES): queued again, due now.
+export const REPLAY = statement(
+  'webhooks.replay',
+  `
+  update webhook_deliveries set status = ${to(T.requeue)}, next_attempt_at = now(), updated_at = now()
+   where id = any($1::uuid[]) and status in (${from(T.requeue)})`,
+);
 
-// (MikroORM, `?`) Secrets not sealed under the current key (prefix `v1:<kid>:`), the secret being rotated out included
+// Secrets not sealed under the current key (prefix `v1:<kid>:`), the secret being rotated out included
 // while its overlap runs, locked, skipping rows another rotation (or a webhook update) holds and those that already
 // failed in this run.
-const NOT_CURRENT = `(not starts_with(secret, ?)
-       or (previous_secret is not null and previous_secret_until > now() and not starts_with(previous_secret, ?)))`;
-export const SECRETS_TO_RESEAL = `
+// `$1`: the current key's prefix.
+const NOT_CURRENT = `(not starts_with(secret, $1)
+       or (previous_secret is not null and previous_secret_until > now() and not starts_with(previous_secret, $1)))`;
+// Parameters: the current key's prefix, the ids that failed in this run, the batch size.
+export const SECRETS_TO_RESEAL = statement(
+  'webhooks.secrets_to_reseal',
+  `
   select id, secret, case when previous_secret_until > now() then previous_secret end as previous_secret
     from webhooks
-   where ${NOT_CURRENT} and id not in (select jsonb_array_elements_text(?::jsonb)::uuid)
+   where ${NOT_CURRENT} and id <> all($2::uuid[])
    order by id
-   limit ?
-     for update skip locked`;
+   limit $3
+     for update skip locked`,
+);
 
-// (MikroORM, `?`) Writes re-sealed secrets; updated_at stays, the merchant changed nothing. A rotated-out secret past
+// Writes re-sealed secrets (`$1`: a JSON array); updated_at stays, the merchant changed nothing. A rotated-out secret past
 // its overlap is dropped.
-export const RESEAL_SECRETS = `
+export const RESEAL_SECRETS = statement(
+  'webhooks.reseal_secrets',
+  `
   update webhooks w set secret = r.secret, previous_secret = r.previous_secret,
                         previous_secret_until = case when r.previous_secret is null then null
                                                      else w.previous_secret_until end
-    from jsonb_to_recordset(?::jsonb) as r(id uuid, secret text, previous_secret text)
-   where w.id = r.id`;
+    from jsonb_to_recordset($1::jsonb) as r(id uuid, secret text, previous_secret text)
+   where w.id = r.id`,
+);
 
-// (MikroORM, `?`) Secrets still to re-seal.
-export const COUNT_TO_RESEAL = `
+// Secrets still to re-seal (`$1`: the current key's prefix).
+export const COUNT_TO_RESEAL = statement(
+  'webhooks.count_to_reseal',
+  `
   select count(*)::int as n
     from webhooks
-   where ${NOT_CURRENT}`;
+   where ${NOT_CURRENT}`,
+);
 
-// (MikroORM) How many secrets each key id seals; legacy rows count as "plaintext".
-export const SECRETS_BY_KEY = `
+// How many secrets each key id seals; legacy rows count as "plaintext".
+export const SECRETS_BY_KEY = statement(
+  'webhooks.secrets_by_key',
+  `
   select case when starts_with(v.s, 'v1:') then split_part(v.s, ':', 2) else 'plaintext' end as kid,
          count(*)::int as n
     from webhooks w
    cross join lateral (values (w.secret), (case when w.previous_secret_until > now() then w.previous_secret end)) v(s)
    where v.s is not null
    group by 1
-   order by 1`;
+   order by 1`,
+);
