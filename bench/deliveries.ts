@@ -1,6 +1,7 @@
 // Scenario (c): delivery throughput. 50,000 events for a subscribed webhook are queued (their deliveries and deliver
 // jobs, as recordEvent writes them with each business change), then one daemon (and then two) drain them. Baseline: raw
 // undici POSTs to the same receiver.
+import { statement } from '../src/platform/sql.ts';
 import { Pool } from 'undici';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
@@ -12,6 +13,12 @@ import { createPgPool } from '../src/platform/pg.ts';
 import { createDeliveries } from '../src/webhooks/outbox.ts';
 import type { EventRow } from '../src/webhooks/webhooks.sql.ts';
 import { createLogger } from '../src/platform/logger.ts';
+
+const EVENTS_BY_ID = statement(
+  'bench.events_by_id',
+  'select id, merchant_id, type, data, created_at from events where id = any($1::uuid[])',
+);
+const ANALYZE_JOBS = statement('bench.analyze_jobs', 'analyze pgboss.job_common');
 
 const EVENTS = Number(process.env.BENCH_EVENTS || 50_000);
 
@@ -66,17 +73,14 @@ async function queueEvents(db: Database, merchantId: string) {
   await boss.start();
   const daemonDb = createPgPool(db.url, 1, createLogger('warn', 'bench'), 'bench');
   for (let i = 0; i < rows.length; i += 5000) {
-    await daemonDb.transaction(async (query, jobs) => {
-      const { rows: events } = await query<EventRow>(
-        'select id, merchant_id, type, data, created_at from events where id = any($1::uuid[])',
-        [rows.slice(i, i + 5000).map((r) => r.id)],
-      );
-      await createDeliveries(query, jobs, boss, events);
+    await daemonDb.tx(async (sql) => {
+      const events = await sql.query<EventRow>(EVENTS_BY_ID, [rows.slice(i, i + 5000).map((r) => r.id)]);
+      await createDeliveries(sql, boss, events);
     });
   }
   // A real backlog builds up over minutes, with autovacuum keeping the job table's statistics current; the bulk load
   // above takes a second, so analyze as autovacuum would have (stale statistics make each fetch ~10x slower).
-  await daemonDb.query('analyze pgboss.job_common');
+  await daemonDb.run(ANALYZE_JOBS);
   await daemonDb.close();
   await boss.stop({ graceful: false });
 }

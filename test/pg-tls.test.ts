@@ -1,6 +1,7 @@
 // TLS to PostgreSQL as libpq means it, against a real server with ssl on and real certificates (openssl): verify-full
 // checks the host name (an IP host against the IP SANs), verify-ca only the chain, require nothing (or the chain
 // when a root certificate is given). The server is our own embedded one: its certificate is switched between tests.
+import { statement } from '../src/platform/sql.ts';
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
@@ -100,13 +101,16 @@ async function serve(name: string) {
 }
 
 const url = (host: string, query: string) => `postgresql://postgres:postgres@${host}:${port}/postgres?${query}`;
-const SSL_OF = 'select coalesce((select ssl from pg_stat_ssl where pid = pg_backend_pid()), false) as ssl';
+const SSL_OF = statement(
+  'test.tls_ssl_of',
+  'select coalesce((select ssl from pg_stat_ssl where pid = pg_backend_pid()), false) as ssl',
+);
 
 // Whether a pool built as every process builds its pools connects, over TLS.
 async function connects(host: string, query: string): Promise<true> {
   const pool = createPgPool(url(host, query), 1, createLogger('silent', 'test'), 'tls-test');
   try {
-    const { rows } = await pool.query<{ ssl: boolean }>(SSL_OF);
+    const rows = await pool.query<{ ssl: boolean }>(SSL_OF);
     if (!rows[0].ssl) throw new Error('connected in plain text');
     return true;
   } finally {
@@ -145,7 +149,7 @@ test.serial('verify-full to an IP address: a certificate with that IP SAN is acc
     ormConfig(url('127.0.0.1', `sslmode=verify-full&${ca()}`), [], { discovery: { warnWhenNoEntities: false } }),
   );
   t.teardown(() => orm.close());
-  t.deepEqual(await orm.em.fork().execute(SSL_OF), [{ ssl: true }]);
+  t.deepEqual(await orm.em.fork().execute(SSL_OF.text), [{ ssl: true }]);
 });
 
 test.serial('verify-full to an IP address: a certificate for DNS:localhost only is refused', async (t) => {

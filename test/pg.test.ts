@@ -5,6 +5,15 @@ import { createPgPool } from '../src/platform/pg.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { pgConnection } from '../src/platform/pg-ssl.ts';
 import { MikroORM, ormConfig } from '../src/platform/db.ts';
+import { statement } from '../src/platform/sql.ts';
+
+const PID = statement('test.pid', 'select pg_backend_pid() as pid');
+const ONE = statement('test.one', 'select 1 as one');
+const TWO = statement('test.two', 'select 2 as two');
+const SSL_OF = statement(
+  'test.ssl_of',
+  'select coalesce((select ssl from pg_stat_ssl where pid = pg_backend_pid()), false) as ssl',
+);
 
 // The webhook daemon's pool when PostgreSQL goes away in the middle of a transaction (found by `npm run chaos`: the
 // daemon died of an unhandled 'error' event when the postmaster was killed).
@@ -19,8 +28,8 @@ test('a connection lost between two statements of a transaction fails the transa
   });
 
   await t.throwsAsync(
-    pool.transaction(async (query) => {
-      const { rows } = await query<{ pid: number }>('select pg_backend_pid() as pid');
+    pool.tx(async ({ query }) => {
+      const rows = await query<{ pid: number }>(PID);
       // The server ends this session while no statement of ours runs: the client hears it as an 'error' event.
       await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
       for (;;) {
@@ -28,12 +37,12 @@ test('a connection lost between two statements of a transaction fails the transa
         if (gone.rowCount === 0) break;
       }
       await new Promise((resolve) => setImmediate(resolve));
-      await query('select 1');
+      await query(ONE);
     }),
   );
   // the broken connection was discarded, not pooled
-  t.deepEqual((await pool.query<{ one: number }>('select 1 as one')).rows, [{ one: 1 }]);
-  t.deepEqual((await pool.transaction((query) => query<{ two: number }>('select 2 as two'))).rows, [{ two: 2 }]);
+  t.deepEqual(await pool.query<{ one: number }>(ONE), [{ one: 1 }]);
+  t.deepEqual(await pool.tx(({ query }) => query<{ two: number }>(TWO)), [{ two: 2 }]);
 });
 
 test('sslmode (URL or PGSSLMODE) maps to node-postgres TLS options as libpq reads it', (t) => {
@@ -64,9 +73,8 @@ test('sslmode (URL or PGSSLMODE) maps to node-postgres TLS options as libpq read
 test('the ORM and the plain pools honour sslmode=require on a real connection', async (t) => {
   const url = await createTestDatabase();
   const required = `${url}${url.includes('?') ? '&' : '?'}sslmode=require`;
-  const sslOf = 'select coalesce((select ssl from pg_stat_ssl where pid = pg_backend_pid()), false) as ssl';
   const plain = createPgPool(url, 1, createLogger('silent', 'test'), 'test');
-  t.false((await plain.query<{ ssl: boolean }>(sslOf)).rows[0].ssl);
+  t.false((await plain.query<{ ssl: boolean }>(SSL_OF))[0].ssl);
   await plain.close();
 
   const pool = createPgPool(required, 1, createLogger('silent', 'test'), 'test');
@@ -76,11 +84,11 @@ test('the ORM and the plain pools honour sslmode=require on a real connection', 
     await orm.close();
   });
   for (const run of [
-    () => pool.query<{ ssl: boolean }>(sslOf).then((r) => r.rows[0].ssl),
+    () => pool.query<{ ssl: boolean }>(SSL_OF).then((r) => r[0].ssl),
     () =>
       orm.em
         .fork()
-        .execute(sslOf)
+        .execute(SSL_OF.text)
         .then((r) => r[0].ssl),
   ]) {
     try {

@@ -1,4 +1,6 @@
 import test from 'ava';
+import pg from 'pg';
+import { statement } from '../src/platform/sql.ts';
 import type { Job } from 'pg-boss';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createMerchant } from './support/factories.ts';
@@ -17,17 +19,20 @@ import { breakerSettings } from '../src/webhooks/breaker.ts';
 // deliverBatch driven by hand (no daemon runs in this file): one batch mixing every outcome, checked row by row.
 let app: TestApp;
 let db: PgPool;
+let raw: pg.Pool; // the assertions' own SQL
 const sender = createSender({ production: false, timeoutMs: 2000 });
 const breaker = breakerSettings(10, 2000, 1);
 let signingKeys: SigningKeys;
 test.before(async () => {
   app = await startTestApp();
   db = createPgPool(app.databaseUrl, 2, app.deps.logger, 'webhooks');
+  raw = new pg.Pool({ connectionString: app.databaseUrl, max: 2 });
   signingKeys = signingKeyCache(app.config.secrets);
 });
 test.after.always(async () => {
   sender.close();
   await db?.close();
+  await raw?.end();
   await app?.close();
 });
 
@@ -53,15 +58,14 @@ type Row = {
   next_attempt_at: Date | null;
 };
 
+const EVENTS_BY_ID = statement(
+  'test.events_by_id',
+  'select id, merchant_id, type, data, created_at from events where id = any($1::uuid[])',
+);
+
 // The deliveries of events already stored (a backfill), created in one transaction of the pool.
 const fanOut = (pool: PgPool, boss: TestApp['boss'], eventIds: string[]) =>
-  pool.transaction(async (query, jobs) => {
-    const { rows } = await query<EventRow>(
-      'select id, merchant_id, type, data, created_at from events where id = any($1::uuid[])',
-      [eventIds],
-    );
-    return createDeliveries(query, jobs, boss, rows);
-  });
+  pool.tx(async (sql) => createDeliveries(sql, boss, await sql.query<EventRow>(EVENTS_BY_ID, [eventIds])));
 
 const job = (data: DeliverJob, id = crypto.randomUUID()): Job<DeliverJob> => ({
   id,
@@ -82,7 +86,7 @@ test('one batch: success, retry (its job written with the row), final failure, p
     .fork()
     .transactional((tx) => recordEvent(tx, app.boss, m.merchantId, 'charge.paid', { n: 1 }));
   t.is(
-    (await db.query('select 1 from webhook_deliveries where event_id = $1', [event.id])).rows.length,
+    (await raw.query('select 1 from webhook_deliveries where event_id = $1', [event.id])).rows.length,
     4,
     'recordEvent wrote one delivery per webhook',
   );
@@ -91,13 +95,16 @@ test('one batch: success, retry (its job written with the row), final failure, p
   const rows = async () =>
     new Map(
       (
-        await db.query<Row>('select * from webhook_deliveries where event_id = $1 order by webhook_id', [event.id])
+        await raw.query<Row>('select * from webhook_deliveries where event_id = $1 order by webhook_id', [event.id])
       ).rows.map((d) => [d.webhook_id, d]),
     );
   const before = await rows();
   // `/last` is on its final step: a failure there ends the schedule (it answers 200, so make it fail through the path).
-  await db.query(`update webhooks set url = $1 where id = $2`, [r.url('/down'), last]);
-  await db.query(`update webhook_deliveries set attempts = $1 where id = $2`, [MAX_ATTEMPTS - 1, before.get(last)!.id]);
+  await raw.query(`update webhooks set url = $1 where id = $2`, [r.url('/down'), last]);
+  await raw.query(`update webhook_deliveries set attempts = $1 where id = $2`, [
+    MAX_ATTEMPTS - 1,
+    before.get(last)!.id,
+  ]);
 
   const wakes: number[] = [];
   const ctx: DeliverContext = {
@@ -145,7 +152,7 @@ test('one batch: success, retry (its job written with the row), final failure, p
   t.like(after.get(paused), { status: 'CANCELED', attempts: 0, next_attempt_at: null });
   t.deepEqual(wakes, [5]);
 
-  const queued = await db.query<{ data: DeliverJob; delay: number }>(
+  const queued = await raw.query<{ data: DeliverJob; delay: number }>(
     `select data, extract(epoch from start_after - now())::float8 as delay from pgboss.job
      where name = $1 and state = 'created' and (data->>'attempt')::int > 0 and data->>'id' = any($2)`,
     [QUEUES.webhookDeliver, [...before.values()].map((d) => d.id)],
@@ -189,14 +196,15 @@ test('a row that moved on while its POST was in flight (another worker, a replay
   await app.orm.em.fork().transactional((tx) => recordEvent(tx, app.boss, m.merchantId, 'charge.paid', { n: 2 }));
   const {
     rows: [row],
-  } = await db.query<{ id: string }>('select id from webhook_deliveries where webhook_id = $1', [down]);
+  } = await raw.query<{ id: string }>('select id from webhook_deliveries where webhook_id = $1', [down]);
   // The POST is made while another worker records its own (failed) attempt of the same delivery.
   const racing = {
     ...sender,
     post: async (...args: Parameters<typeof sender.post>) => {
-      await db.query(`update webhook_deliveries set attempts = attempts + 1, response = 'outro worker' where id = $1`, [
-        row.id,
-      ]);
+      await raw.query(
+        `update webhook_deliveries set attempts = attempts + 1, response = 'outro worker' where id = $1`,
+        [row.id],
+      );
       return sender.post(...args);
     },
   };
@@ -217,10 +225,10 @@ test('a row that moved on while its POST was in flight (another worker, a replay
   );
   const {
     rows: [after],
-  } = await db.query<Row>('select * from webhook_deliveries where id = $1', [row.id]);
+  } = await raw.query<Row>('select * from webhook_deliveries where id = $1', [row.id]);
   t.is(r.requests.length, 1);
   t.like(after, { status: 'PENDING', attempts: 1, status_code: null, response: 'outro worker' });
-  const retries = await db.query(
+  const retries = await raw.query(
     `select 1 from pgboss.job where name = $1 and data->>'id' = $2 and (data->>'attempt')::int > 0`,
     [QUEUES.webhookDeliver, row.id],
   );
@@ -234,7 +242,7 @@ test("a retry job that cannot be written takes the attempt's log update with it 
   await app.orm.em.fork().transactional((tx) => recordEvent(tx, app.boss, m.merchantId, 'charge.paid', { n: 3 }));
   const {
     rows: [row],
-  } = await db.query<{ id: string }>('select id from webhook_deliveries where webhook_id = $1', [down]);
+  } = await raw.query<{ id: string }>('select id from webhook_deliveries where webhook_id = $1', [down]);
   const failingQueue = Object.assign(Object.create(app.boss), {
     insert: async () => {
       throw new Error('fila indisponível');
@@ -255,7 +263,7 @@ test("a retry job that cannot be written takes the attempt's log update with it 
   t.is(r.requests.length, 1);
   const {
     rows: [after],
-  } = await db.query<Row>('select * from webhook_deliveries where id = $1', [row.id]);
+  } = await raw.query<Row>('select * from webhook_deliveries where id = $1', [row.id]);
   t.like(
     after,
     { status: 'PENDING', attempts: 0, status_code: null, last_attempt_at: null },
@@ -271,7 +279,7 @@ test('a fan-out of more deliveries than one insert chunk creates each delivery a
   t.true(hooks.every((h) => h.status === 201));
   // events stored in bulk (as a backfill would), then fanned out in one call
   const events = (
-    await db.query<{ id: string }>(
+    await raw.query<{ id: string }>(
       `insert into events (id, created_at, updated_at, merchant_id, type, data)
     select gen_random_uuid(), now(), now(), $1, 'pixkey.updated', jsonb_build_object('i', i) from generate_series(1, 60) i returning id`,
       [m.merchantId],
@@ -281,7 +289,7 @@ test('a fan-out of more deliveries than one insert chunk creates each delivery a
   t.is(await fanOut(db, app.boss, events), 0);
   const {
     rows: [counts],
-  } = await db.query<{ deliveries: number; jobs: number }>(
+  } = await raw.query<{ deliveries: number; jobs: number }>(
     `select (select count(*)::int from webhook_deliveries where event_id = any($1)) as deliveries,
        (select count(*)::int from pgboss.job j join webhook_deliveries d on d.id = (j.data->>'id')::uuid where j.name = $2 and d.event_id = any($1)) as jobs`,
     [events, QUEUES.webhookDeliver],

@@ -78,32 +78,3 @@ export class NamingClient extends pg.Client {
 // The pool option that names statements when it may (`prepare`), for node-postgres' Pool and MikroORM's driverOptions.
 export const clientFor = (prepare: boolean): { Client?: typeof pg.Client } =>
   prepare ? { Client: NamingClient as unknown as typeof pg.Client } : {};
-
-// TRANSITIONAL (issue 34, removed once every caller speaks `Statement`s through sql.ts' handles).
-export async function poolQuery(
-  pool: pg.Pool,
-  prepare: boolean,
-  text: string,
-  values: unknown[] | undefined,
-): Promise<pg.QueryResult> {
-  if (prepare) foreignStatement(text, values);
-  try {
-    return await pool.query(text, values);
-  } catch (err) {
-    if (planOutdated(err)) return pool.query(text, values);
-    throw err;
-  }
-}
-export function statement(prepare: boolean, text: string, values: unknown[] | undefined): pg.QueryConfig {
-  if (prepare) foreignStatement(text, values);
-  return { text, values };
-}
-export async function hotRead<R>(
-  em: import('@mikro-orm/postgresql').EntityManager,
-  prepare: boolean,
-  text: string,
-  values: unknown[],
-): Promise<R[]> {
-  const pool = (await em.getConnection().getNativeClient()) as pg.Pool;
-  return (await poolQuery(pool, prepare, text, values)).rows as R[];
-}

@@ -1,4 +1,6 @@
 // A queue worked slot by slot (the webhook daemon's), each slot freed as its job ends.
+import { FETCH_LOCK } from './slot-worker.sql.ts';
+import type { Sql } from './sql.ts';
 import type { Db, Job, PgBoss } from 'pg-boss';
 import type { Logger } from './logger.ts';
 import { HEARTBEAT_SECONDS, type Queue } from './queue.ts';
@@ -48,6 +50,11 @@ export type SlotWorker = {
 };
 
 const SETTLE_WINDOW_MS = 5;
+
+// Serialises the reserved fetches of one queue, in the fetch's own transaction (FETCH_LOCK).
+export const lockFetches = async (sql: Pick<Sql, 'query'>, queue: string): Promise<void> => {
+  await sql.query(FETCH_LOCK, [queue]);
+};
 
 export function startSlotWorker<T extends object>(
   boss: PgBoss,

@@ -1,6 +1,5 @@
 // How the code speaks to PostgreSQL: named `$n` statements run through one handle, and the state tables' transitions.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CompiledQuery } from 'kysely';
 import type { Db } from 'pg-boss';
 import { foreignStatement, registerStatement } from './prepared.ts';
 
@@ -44,8 +43,14 @@ export type SqlTx = Sql & { readonly jobs: Db };
  * together), else the ORM's pool (a statement each). Rows are parsed by the pool's type parsers, as the ORM's are.
  */
 export function ormSql(em: EntityManager): SqlTx {
+  // a raw query as Kysely compiles one (what CompiledQuery.raw builds, and pg-boss' own fromKysely sends)
   const exec = (text: string, values: readonly unknown[] = []) =>
-    em.getKysely().executeQuery<Row>(CompiledQuery.raw(text, [...values]));
+    em.getKysely().executeQuery<Row>({
+      sql: text,
+      parameters: [...values],
+      query: { kind: 'RawNode' } as never,
+      queryId: { queryId: 'pix' },
+    });
   // the driver's error as MikroORM's exception (UniqueConstraintViolationException, DeadlockException…), as the ORM's
   // own statements throw it, its code and fields kept: createOnce and transactional tell them apart by class
   const ours = async (s: Statement, values: readonly unknown[] | undefined) => {
@@ -89,16 +94,3 @@ export function statuses(list: readonly string[]): string {
 // The status a transition sets, and the ones it starts from, as SQL literals.
 export const to = (t: Transition<string>): string => statuses([t.to]);
 export const from = (t: Transition<string>): string => statuses(t.from);
-
-// TRANSITIONAL (issue 34, removed once every caller speaks `Statement`s through ormSql).
-export function pgTx(em: EntityManager): {
-  query: <R = Row>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
-  jobs: Db;
-} {
-  const { jobs } = ormSql(em);
-  return { query: jobs.executeSql as never, jobs };
-}
-export function pgArray(values: readonly (string | number | null)[]): string {
-  const item = (v: string | number | null) => (v === null ? 'NULL' : `"${String(v).replace(/[\\"]/g, '\\$&')}"`);
-  return `{${values.map(item).join(',')}}`;
-}

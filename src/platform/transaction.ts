@@ -7,7 +7,7 @@ type TxOptions = NonNullable<Parameters<EntityManager['transactional']>[1]>;
 
 // PostgreSQL gave up on the transaction so another could go on: a deadlock (40P01) or a serialization failure (40001).
 // Nothing it did was kept, so running it again is safe. MikroORM reports both as DeadlockException; a statement sent
-// through the pg-boss bridge (pgTx) arrives as the driver's own error, with its code.
+// through pg-boss' `db` (a job's insert) arrives as the driver's own error, with its code.
 export function isTransientConflict(err: unknown): boolean {
   if (err instanceof DeadlockException) return true;
   const code = (err as { code?: unknown } | null)?.code;

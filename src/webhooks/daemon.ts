@@ -7,8 +7,7 @@ import { createPgPool } from '../platform/pg.ts';
 import { canPrepare } from '../platform/prepared.ts';
 import { processMetrics } from '../platform/metrics.ts';
 import { createListener } from '../platform/listener.ts';
-import { startSlotWorker } from '../platform/slot-worker.ts';
-import { FETCH_LOCK } from '../platform/slot-worker.sql.ts';
+import { lockFetches, startSlotWorker } from '../platform/slot-worker.ts';
 import { deliveryOutcomes } from './webhooks.metrics.ts';
 import { deliverBatch, type DeliverContext } from './deliver.ts';
 import { createSender } from './sender.ts';
@@ -82,9 +81,9 @@ export async function startDeliveryDaemon({ boss, config, logger }: DaemonDeps):
         slots: Math.ceil(capacity / 4),
         groupLimit: config.webhookMerchantConcurrency,
         fetchIn: (fetch) =>
-          db.tx(async ({ query, jobs }) => {
-            await query(FETCH_LOCK, [QUEUES.webhookDeliver]);
-            return fetch(jobs);
+          db.tx(async (sql) => {
+            await lockFetches(sql, QUEUES.webhookDeliver);
+            return fetch(sql.jobs);
           }),
       },
     },
