@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { AUTH_MESSAGES } from '../src/platform/errors.ts';
 import { IDEMPOTENCY_CONFLICT } from '../src/platform/idempotency.ts';
-import { PREREQUISITE_MESSAGES } from '../src/charges/charges.service.ts';
+import { PREREQUISITE_MESSAGES } from '../src/charges/charges.create.ts';
 import { CHARGE_STATUSES } from '../src/charges/charge.entity.ts';
 import { TRACKING_FIELDS } from '../src/charges/charges.validation.ts';
 import { type IPixKey } from '../src/pix-keys/pix-key.entity.ts';

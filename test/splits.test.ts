@@ -14,7 +14,7 @@ import { saoPauloDate } from '../src/charges/due-date.ts';
 import { amountDueOn } from '../src/money/due-date-amounts.ts';
 import { decide } from '../src/infractions/infractions.states.ts';
 import { main as ops } from '../src/ops.ts';
-import { UNUSABLE_RECIPIENT } from '../src/charges/charges.service.ts';
+import { UNUSABLE_RECIPIENT } from '../src/charges/charges.create.ts';
 
 // Splits end to end: a charge's net amount shared with other merchants of the platform, on the real API, worker and
 // database; every test leaves a ledger that ledger:verify finds clean.

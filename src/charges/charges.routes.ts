@@ -6,14 +6,10 @@ import type { Services } from '../platform/services.ts';
 import { merchantIdOf } from '../auth/authenticate.ts';
 import { singleQuery, validate } from '../platform/validation.ts';
 import { createChargeRules, listChargesRules } from './charges.validation.ts';
-import {
-  chargeLocation,
-  createCharge,
-  getCharge,
-  listCharges,
-  type CreateChargeInput,
-  type LatestRefund,
-} from './charges.service.ts';
+import { createCharge, type CreateChargeInput } from './charges.create.ts';
+import { getCharge, type LatestRefund } from './charges.get.ts';
+import { listCharges } from './charges.list.ts';
+import { chargeLocation } from './charges.location.ts';
 import type { ChargeStatus } from './charge.entity.ts';
 import { saoPauloDate } from './due-date.ts';
 import { calendarDateProblem, dateChecks } from '../platform/dates.ts';

@@ -15,7 +15,7 @@ import { recurringChargeView, type RecurringChargeRow } from './recurring.view.t
 /**
  * Every status change of a charge. Each transition is one guarded UPDATE (`where status in (from)`), so it happens once
  * whatever the concurrency, and commits with its event and its ledger posting in the caller's transaction. Creation
- * (-> PENDING) is in charges.service.ts; the payments and refunds that drive these are in src/payments/settle.ts (pay:
+ * (-> PENDING) is in charges.create.ts; the payments and refunds that drive these are in src/payments/settle.ts (pay:
  * its statement, PAY, in settle.sql.ts, built from this table's row) and src/refunds/refunds.states.ts.
  */
 export const CHARGE_TRANSITIONS = {

@@ -5,7 +5,7 @@ import type { PaymentNotification } from '../acquirer/acquirer.ts';
 import { sandboxEndToEndId } from '../acquirer/sandbox.ts';
 import { BusinessRuleError } from '../platform/errors.ts';
 import { enqueueJoined, QUEUES } from '../platform/queue.ts';
-import { findCharge } from '../charges/charges.service.ts';
+import { findCharge } from '../charges/charges.get.ts';
 import { dueTermsOfRow } from '../charges/charges.view.ts';
 import { addDays, endOfSaoPauloDay, saoPauloDate } from '../charges/due-date.ts';
 import { amountDueOn } from '../money/due-date-amounts.ts';

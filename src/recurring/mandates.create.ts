@@ -10,7 +10,7 @@ import { createOnce } from '../platform/idempotency.ts';
 import { transactional } from '../platform/transaction.ts';
 import { ormSql } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
-import { createCharge, PREREQUISITE_MESSAGES } from '../charges/charges.service.ts';
+import { createCharge, PREREQUISITE_MESSAGES } from '../charges/charges.create.ts';
 import type { AutoCharge, PayerAccount } from './mandate.entity.ts';
 import * as sql from './mandates.sql.ts';
 import { mandateView } from './mandates.view.ts';

@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
 import { BusinessRuleError } from '../platform/errors.ts';
-import { findCharge } from '../charges/charges.service.ts';
+import { findCharge } from '../charges/charges.get.ts';
 import { getMandate } from './mandates.service.ts';
 import { approveMandate, cancelMandate, rejectMandate } from './mandates.states.ts';
 

@@ -1,24 +1,21 @@
-// The charges' use cases: create (prerequisites, splits, due-date terms), read, list, cancel.
+// A charge's creation (POST /v1/charges): prerequisites, splits, due-date terms, the guarded insert, the PSP.
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AcquirerDeps } from '../acquirer/acquirer.ts';
-import type { Services } from '../platform/services.ts';
 import type { MerchantSnapshot } from '../auth/principal.ts';
-import { BusinessRuleError, ForbiddenError, NotFoundError, ValidationError } from '../platform/errors.ts';
-import { isUuid, newId } from '../platform/base.entity.ts';
+import { BusinessRuleError, ForbiddenError, ValidationError } from '../platform/errors.ts';
+import { newId } from '../platform/base.entity.ts';
 import { createOnce } from '../platform/idempotency.ts';
-import { countedPage } from '../platform/counters.ts';
 import { ormSql } from '../platform/sql.ts';
 import { enqueue, QUEUES } from '../platform/queue.ts';
 import { effectiveFee, platformFee } from '../money/money.ts';
 import type { Discount, Fine, Interest, Rebate } from '../money/due-terms.ts';
-import { Charge, type ChargeStatus } from './charge.entity.ts';
-import type { ChargeRow } from './charge-row.ts';
+import { Charge } from './charge.entity.ts';
 import * as sql from './charges.sql.ts';
 import { addDays, endOfSaoPauloDay, saoPauloDate } from './due-date.ts';
 import { DEFAULT_VALIDITY_DAYS } from './due-date.validation.ts';
 import { pendingSplits, resolveSplits, splitsFit, type ChargeSplit, type SplitInput } from '../money/splits.ts';
-import { chargeRowView, chargeView, creationView, locationView, type ChargeFields } from './charges.view.ts';
+import { chargeView, creationView, type ChargeFields } from './charges.view.ts';
 
 export type CustomerInput = { name: string; document: string; email?: string; phone?: string };
 export type DueDateInput = {
@@ -289,63 +286,4 @@ export async function createCharge(
     },
   });
   return { charge: result, replayed };
-}
-
-// One charge of the merchant, as a row (a named statement: the hot read of GET /v1/charges/:id and the sandbox's pay).
-export async function findCharge(em: EntityManager, merchantId: string, id: string): Promise<ChargeRow> {
-  const [charge] = isUuid(id) ? await ormSql(em).query<ChargeRow>(sql.CHARGE_BY_ID, [id, merchantId]) : [];
-  if (!charge) throw new NotFoundError('Cobrança não encontrada');
-  return charge;
-}
-
-// The latest refund of a charge, as the charge shows it (null: none). src/refunds reads and views it (latestRefund,
-// refunds.service.ts), given to chargeRoutes by the composition (src/app.ts): refunds sit above charges.
-export type LatestRefund<R> = (em: EntityManager, chargeId: string) => Promise<R | null>;
-
-// GET /v1/charges/:id: one charge, with its image, tracking and latest refund; amountDue as of `today`.
-export async function getCharge<R>(
-  deps: Pick<Services, 'config'>,
-  em: EntityManager,
-  merchantId: string,
-  id: string,
-  today: string,
-  latestRefund: LatestRefund<R>,
-) {
-  const charge = await findCharge(em, merchantId, id);
-  const refund = await latestRefund(em, charge.id);
-  return {
-    ...chargeRowView(charge, {
-      publicBaseUrl: deps.config.publicBaseUrl,
-      image: true,
-      tracking: true,
-      today,
-    }),
-    refund,
-  };
-}
-
-// GET /v1/charges: newest first, optionally of one status (total from the append-only counters).
-export async function listCharges(
-  deps: Pick<Services, 'config'>,
-  em: EntityManager,
-  merchantId: string,
-  q: { page: number; limit: number; status?: ChargeStatus; today: string },
-) {
-  const { total, rows } = await countedPage<ChargeRow>(
-    em,
-    sql.CHARGE_PAGE,
-    { merchant_id: merchantId, status: q.status },
-    q.page,
-    q.limit,
-  );
-  const opts = { publicBaseUrl: deps.config.publicBaseUrl, today: q.today };
-  return { page: q.page, limit: q.limit, total, charges: rows.map((r) => chargeRowView(r, opts)) };
-}
-
-// GET /pix/qr/:txid: the payload location a banking app fetches after reading the dynamic QR code (sandbox); a
-// due-date charge's amounts are those of `day` (the payment day asked, else today).
-export async function chargeLocation(em: EntityManager, txid: string, now: Date, day?: string) {
-  const [c] = await ormSql(em).query<sql.LocationRow>(sql.LOCATION, [txid]);
-  if (!c) throw new NotFoundError('Cobrança não encontrada');
-  return locationView(c, now, day ?? saoPauloDate(now));
 }
