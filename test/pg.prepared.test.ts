@@ -128,3 +128,13 @@ test('through ormSql, a stale prepared statement fails its transaction once; the
   t.deepEqual(await read(), [{ id: 1, a: 'um', b: null }]);
   t.deepEqual(await read(), [{ id: 1, a: 'um', b: null }]);
 });
+
+test('through ormSql outside a transaction, a stale prepared statement is sent once more and answers', async (t) => {
+  const o = await orm(t, true);
+  const read = (id: number) => ormSql(o.em.fork()).query(ALL_BY_ID, [id]);
+  t.deepEqual(await read(1), [{ id: 1, a: 'um' }]);
+  await ormSql(o.em.fork()).run(ALTER);
+  // the one connection holds the old plan: PostgreSQL refuses it, the handle sends the text again on a fresh name
+  t.deepEqual(await read(1), [{ id: 1, a: 'um', b: 7 }]);
+  t.deepEqual(await read(2), [{ id: 2, a: 'dois', b: 7 }]);
+});

@@ -1,7 +1,7 @@
 // How the code speaks to PostgreSQL: named `$n` statements run through one handle, and the state tables' transitions.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Db } from 'pg-boss';
-import { foreignStatement, registerStatement } from './prepared.ts';
+import { foreignStatement, planOutdated, registerStatement } from './prepared.ts';
 
 /**
  * One dialect. Every statement is a constant `{ name, text }` declared with `statement()` in its module's `*.sql.ts`,
@@ -52,11 +52,19 @@ export function ormSql(em: EntityManager): SqlTx {
       queryId: { queryId: 'pix' },
     });
   // the driver's error as MikroORM's exception (UniqueConstraintViolationException, DeadlockException…), as the ORM's
-  // own statements throw it, its code and fields kept: createOnce and transactional tell them apart by class
+  // own statements throw it, its code and fields kept: createOnce and transactional tell them apart by class. Outside
+  // a transaction, a statement that met a stale plan (a migration while the process runs) is sent once more, as pg.ts
+  // does: its connection names the text afresh (prepared.ts). Inside one, the transaction fails and is retried whole.
   const ours = async (s: Statement, values: readonly unknown[] | undefined) => {
     try {
       return await exec(s.text, values);
     } catch (err) {
+      if (planOutdated(err) && !em.isInTransaction())
+        try {
+          return await exec(s.text, values);
+        } catch (again) {
+          throw em.getDriver().convertException(again as Error);
+        }
       throw em.getDriver().convertException(err as Error);
     }
   };
