@@ -1,6 +1,7 @@
 import test from 'ava';
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { setTimeout } from 'node:timers/promises';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createOnboardedMerchant } from './support/factories.ts';
 import { waitUntil } from './support/receiver.ts';
@@ -59,8 +60,9 @@ test('a worker killed between sending a transfer and recording it: sent once, co
   await app.boss.send(QUEUES.paymentsReconcile, {});
   await waitUntil(async () => (await m.http.get('/v1/merchants/me/balance')).body.available > 0, 20_000, 'paid');
 
-  // the PSP takes the envio at once but answers 30 s later: the worker dies waiting for the answer
-  stub.failNext(1, { delayMs: 30_000 }, { route: 'PUT /v3/gn/pix/:idEnvio' });
+  // the PSP takes the envio at once but answers 30 s later: the worker dies waiting for the answer (it would time out
+  // at 10 s and send the PUT again, which must not answer either, or the worker could record it before it dies)
+  stub.failNext(3, { delayMs: 30_000, after: true }, { route: 'PUT /v3/gn/pix/:idEnvio' });
   const w = await m.http.post('/v1/merchants/me/withdrawals', {
     amount: 1000,
     pixKeyType: 'EMAIL',
@@ -73,7 +75,15 @@ test('a worker killed between sending a transfer and recording it: sent once, co
   await exited;
   const [envio] = [...stub.state.envios.values()];
   stub.settleEnvio(envio.idEnvio, 'REALIZADO');
+  const [unrecorded] = await sql<{ status: string; batch_id: string | null }>(
+    `select status, batch_id from withdrawals where id = ?`,
+    [w.body.withdrawal.id],
+  );
+  t.deepEqual(unrecorded, { status: 'PROCESSING', batch_id: null }, 'the PSP answer was never recorded');
 
+  // the next worker comes up once the withdrawal is older than the reconciliation window (1 s here), as a worker
+  // restarted by the platform would: its reconciliation at start finds it, asks the PSP and completes it
+  await setTimeout(1_500);
   await startWorker();
   const statusOf = async () =>
     (await m.http.get(`/v1/merchants/me/withdrawals/${w.body.withdrawal.id}`)).body.withdrawal;

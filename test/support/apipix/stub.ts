@@ -19,7 +19,7 @@ import type { DevolucaoStatus, EnvioStatus, InfracaoStatus, PixWire } from '../.
 export type StubFailure =
   | { status: number; body?: unknown; headers?: Record<string, string> } // answer this instead
   | { drop: true; after?: boolean } // close the socket without answering; `after`: once the request took effect
-  | { delayMs: number }; // answer normally, this much later
+  | { delayMs: number; after?: boolean }; // answer normally, this much later; `after`: the request takes effect at once
 
 export type ApiPixStubOptions = {
   certs?: TestCerts; // default: a fresh PKI in a temporary directory, removed by close()
@@ -176,7 +176,7 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     const { r, m } = found;
     calls[r.key] = (calls[r.key] ?? 0) + 1;
     const failure = nextFailure(r.key);
-    if (failure && 'delayMs' in failure) await sleep(failure.delayMs);
+    if (failure && 'delayMs' in failure && !failure.after) await sleep(failure.delayMs);
     if (failure && 'drop' in failure && !failure.after) return void req.socket.destroy();
     if (failure && 'status' in failure) {
       return send(res, {
@@ -204,6 +204,7 @@ export async function startApiPixStub(opts: ApiPixStubOptions = {}) {
     const params = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
     const reply = r.handler(params, body, url.searchParams, req.headers);
     if (failure && 'drop' in failure) return void req.socket.destroy(); // took effect, answer lost
+    if (failure && 'delayMs' in failure && failure.after) await sleep(failure.delayMs, undefined, { ref: false }); // took effect, answer late
     send(res, reply);
   }
 
