@@ -35,9 +35,19 @@ export const foldStatement = ({ table, keys }: Counter): Statement =>
 /**
  * A counted listing's page (counters.ts countedPage) filtered on `keys`: `$1..$k` the keys' values, then the offset and
  * the limit. Its name carries the table, the keys and a hash of its text (two listings of one table may read other
- * columns).
+ * columns). Written once per listing and set of keys; a request looks it up.
  */
+const pages = new WeakMap<PageSpec, Map<string, Statement>>();
 export function pageStatement(spec: PageSpec, keys: readonly string[]): Statement {
+  let byKeys = pages.get(spec);
+  if (!byKeys) pages.set(spec, (byKeys = new Map()));
+  const key = keys.join(' ');
+  let page = byKeys.get(key);
+  if (!page) byKeys.set(key, (page = writePage(spec, keys)));
+  return page;
+}
+
+function writePage(spec: PageSpec, keys: readonly string[]): Statement {
   const { table, alias } = spec;
   const cond = keys.map((k, i) => `${k} = $${i + 1}`).join(' and ');
   const offset = `$${keys.length + 1}`;
